@@ -20,23 +20,25 @@ type Key [16]byte
 func (k Key) String() string { return hex.EncodeToString(k[:]) }
 
 // Domain separators keep a thinking block and a redacted block with equal
-// bytes from sharing a key.
-const (
-	thinkingDomain = "llm_thinking/thinking/v1\x00"
-	redactedDomain = "llm_thinking/redacted_thinking/v1\x00"
+// bytes from sharing a key. They are variables so that writing them to a
+// hash.Hash does not allocate a copy each time.
+var (
+	thinkingDomain = []byte("llm_thinking/thinking/v1\x00")
+	redactedDomain = []byte("llm_thinking/redacted_thinking/v1\x00")
 )
 
 // ThinkingHasher computes the key of a thinking block whose text arrives in
 // pieces, as thinking_delta events do. The zero value is not ready; use
 // NewThinkingHasher. A hasher can be reused after Reset.
 type ThinkingHasher struct {
-	text hash.Hash
-	sum  [sha256.Size]byte
+	text  hash.Hash
+	outer hash.Hash
+	sum   [sha256.Size]byte
 }
 
 // NewThinkingHasher returns a hasher for one block's text.
 func NewThinkingHasher() *ThinkingHasher {
-	return &ThinkingHasher{text: sha256.New()}
+	return &ThinkingHasher{text: sha256.New(), outer: sha256.New()}
 }
 
 // Write adds decoded thinking text. It never fails.
@@ -49,14 +51,15 @@ func (h *ThinkingHasher) Reset() { h.text.Reset() }
 
 // Key returns the key of the block made of the text written so far and the
 // decoded signature. The signature is hashed after a fixed-size digest of the
-// text, so no choice of text and signature can imitate another pair.
+// text, so no choice of text and signature can imitate another pair. Key does
+// not reset the text.
 func (h *ThinkingHasher) Key(signature []byte) Key {
-	outer := sha256.New()
-	outer.Write([]byte(thinkingDomain))
-	outer.Write(h.text.Sum(h.sum[:0]))
-	outer.Write(signature)
+	h.outer.Reset()
+	h.outer.Write(thinkingDomain)
+	h.outer.Write(h.text.Sum(h.sum[:0]))
+	h.outer.Write(signature)
 	var k Key
-	copy(k[:], outer.Sum(h.sum[:0]))
+	copy(k[:], h.outer.Sum(h.sum[:0]))
 	return k
 }
 
@@ -65,7 +68,7 @@ func (h *ThinkingHasher) Key(signature []byte) Key {
 func ThinkingKey(text, signature []byte) Key {
 	inner := sha256.Sum256(text)
 	outer := sha256.New()
-	outer.Write([]byte(thinkingDomain))
+	outer.Write(thinkingDomain)
 	outer.Write(inner[:])
 	outer.Write(signature)
 	var sum [sha256.Size]byte
@@ -78,7 +81,7 @@ func ThinkingKey(text, signature []byte) Key {
 // decoded data.
 func RedactedKey(data []byte) Key {
 	h := sha256.New()
-	h.Write([]byte(redactedDomain))
+	h.Write(redactedDomain)
 	h.Write(data)
 	var sum [sha256.Size]byte
 	var k Key

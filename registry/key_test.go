@@ -51,3 +51,16 @@ func TestKeyIsStable(t *testing.T) {
 		t.Errorf("RedactedKey changed: %s, want %s", got, want)
 	}
 }
+
+func TestThinkingHasherDoesNotAllocatePerBlock(t *testing.T) {
+	h := NewThinkingHasher()
+	text, sig := []byte("some thinking"), make([]byte, 600)
+	allocs := testing.AllocsPerRun(100, func() {
+		h.Reset()
+		h.Write(text)
+		h.Key(sig)
+	})
+	if allocs != 0 {
+		t.Fatalf("hashing a block allocated %v times", allocs)
+	}
+}
