@@ -1,0 +1,105 @@
+package thinking
+
+import "bytes"
+
+// dropThinkingConfig returns the edits that remove the thinking config and
+// every clear_thinking_* context edit, which the API refuses when thinking
+// is off. context_management goes too when nothing else is left in it.
+func (r *Request) dropThinkingConfig() ([]edit, error) {
+	remove := make([]bool, len(r.members))
+	var edits []edit
+	for i, m := range r.members {
+		switch m.name {
+		case thinkingMember:
+			remove[i] = true
+		case contextMember:
+			if r.contextEdits.end == 0 {
+				continue
+			}
+			kept, dropped, left, err := r.keptContextEdits()
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case left == 0 && r.contextOnlyEdits:
+				remove[i] = true
+			case dropped > 0:
+				edits = append(edits, edit{r.contextEdits, kept})
+			}
+		}
+	}
+	return append(edits, removeMembers(r.members, remove)...), nil
+}
+
+// keptContextEdits rebuilds context_management.edits without the
+// clear_thinking_* edits, reporting how many were dropped and left.
+func (r *Request) keptContextEdits() (kept []byte, dropped, left int, err error) {
+	b := r.body
+	kept = append(kept, '[')
+	_, err = eachElement(b, r.contextEdits.start, func(i int) (int, error) {
+		end, err := skipValue(b, i)
+		if err != nil {
+			return 0, err
+		}
+		typ, err := editType(b, i)
+		if err != nil {
+			return 0, err
+		}
+		if bytes.HasPrefix(typ, []byte("clear_thinking_")) {
+			dropped++
+			return end, nil
+		}
+		if left > 0 {
+			kept = append(kept, ',')
+		}
+		left++
+		kept = append(kept, b[i:end]...)
+		return end, nil
+	})
+	return append(kept, ']'), dropped, left, err
+}
+
+// editType returns the type of the context edit at b[i], or nil when it is
+// not an object with a string type.
+func editType(b []byte, i int) ([]byte, error) {
+	if b[i] != '{' {
+		return nil, nil
+	}
+	var typ []byte
+	_, err := eachMember(b, i, func(key span, v int) (int, error) {
+		if !keyIs(key.of(b), "type") {
+			return skipValue(b, v)
+		}
+		val, end, err := stringValue(b, v)
+		typ = val
+		return end, err
+	})
+	return typ, err
+}
+
+// removeMembers returns the edits that cut the marked members out of the
+// top-level object, each maximal run of them together with one separating
+// comma, so the object stays valid however many go.
+func removeMembers(ms []member, remove []bool) []edit {
+	var edits []edit
+	for i := 0; i < len(ms); {
+		if !remove[i] {
+			i++
+			continue
+		}
+		j := i
+		for j+1 < len(ms) && remove[j+1] {
+			j++
+		}
+		switch {
+		case i > 0: // from the end of the member before the run
+			edits = append(edits, edit{span: span{ms[i-1].value.end, ms[j].value.end}})
+		case j+1 < len(ms): // up to the member after the run
+			edits = append(edits, edit{span: span{ms[0].key.start, ms[j+1].key.start}})
+		default:
+			edits = append(edits, edit{span: span{ms[0].key.start, ms[j].value.end}})
+		}
+		i = j + 1
+	}
+	return edits
+}

@@ -1,0 +1,422 @@
+package thinking
+
+import (
+	"bytes"
+	"errors"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
+)
+
+// ErrNotMessages reports a body that is valid enough to read but is not a
+// Messages request: not an object, or no messages array.
+var ErrNotMessages = errors.New("not a Messages request: want an object with a messages array")
+
+// Kind says whether a block is a thinking or a redacted_thinking block.
+type Kind uint8
+
+// The two kinds of block the package rewrites.
+const (
+	Thinking Kind = iota + 1
+	Redacted
+)
+
+func (k Kind) String() string {
+	if k == Redacted {
+		return "redacted_thinking"
+	}
+	return "thinking"
+}
+
+// Block is a thinking or redacted_thinking block of an assistant message.
+// Its byte fields hold decoded values and stay valid as long as the Request.
+type Block struct {
+	Kind    Kind
+	Message int // index in messages
+	Index   int // index in that message's content
+	// Thinking and Signature are set for Kind Thinking, Data for Redacted.
+	Thinking  []byte
+	Signature []byte
+	Data      []byte
+	// HasSignature reports whether the block carries a signature field at
+	// all (unsigned blocks come from backends such as Ollama).
+	HasSignature bool
+}
+
+// Request is the structure of one Messages request body, as far as this
+// package needs it. Parse builds it without copying the body; the body must
+// not change while the Request is in use.
+type Request struct {
+	body     []byte
+	members  []member // top-level members, in order
+	messages []message
+	content  []part // content parts of all messages, message by message
+	blocks   []Block
+	arena    []byte // decoded block strings
+
+	thinkingType     []byte // value of thinking.type, raw literal contents
+	contextEdits     span   // context_management.edits array, if any
+	contextOnlyEdits bool   // context_management holds nothing but edits
+	userID           span   // metadata.user_id literal
+	stream           bool
+}
+
+// member is one top-level member of the body.
+type member struct {
+	name  memberName
+	key   span // the key literal
+	value span
+}
+
+type memberName uint8
+
+const (
+	otherMember memberName = iota
+	messagesMember
+	thinkingMember
+	contextMember
+	metadataMember
+	streamMember
+)
+
+type role uint8
+
+const (
+	otherRole role = iota
+	userRole
+	assistantRole
+)
+
+// message is one element of messages.
+type message struct {
+	role          role
+	content       span // the content value
+	contentArray  bool
+	parts         span // range of Request.content
+	hasToolResult bool
+}
+
+// partType is the type of one content block.
+type partType uint8
+
+const (
+	otherPart partType = iota
+	textPart
+	thinkingPart
+	redactedPart
+	toolUsePart
+	toolResultPart
+)
+
+func (t partType) isThinking() bool { return t == thinkingPart || t == redactedPart }
+
+// part is one content block of a message.
+type part struct {
+	typ   partType
+	span  span
+	block int // index in Request.blocks for thinking parts, else -1
+	// Fields of thinking parts, for rewriting them.
+	thinking  span // the thinking literal
+	signature span // the signature member, key to value
+	sigValue  span // the signature literal
+	members   int  // number of members in the block object
+}
+
+// Parse reads the structure of a Messages request body. It returns an error
+// wrapping ErrNotMessages, or a syntax error, when it cannot; the caller then
+// forwards the body untouched.
+func Parse(body []byte) (*Request, error) {
+	r := &Request{body: body}
+	i := skipSpace(body, 0)
+	end, err := eachMember(body, i, r.topMember)
+	if err != nil {
+		if i >= len(body) || body[i] != '{' {
+			return nil, ErrNotMessages
+		}
+		return nil, err
+	}
+	if skipSpace(body, end) != len(body) {
+		return nil, syntaxError(end, "end of input")
+	}
+	if !r.hasMember(messagesMember) {
+		return nil, ErrNotMessages
+	}
+	return r, nil
+}
+
+func (r *Request) hasMember(n memberName) bool {
+	for _, m := range r.members {
+		if m.name == n {
+			return true
+		}
+	}
+	return false
+}
+
+// Blocks returns the thinking and redacted_thinking blocks of the assistant
+// messages, in order.
+func (r *Request) Blocks() []Block { return r.blocks }
+
+// ThinkingType returns the request's thinking.type ("enabled", "adaptive",
+// "disabled"), or "" when there is no thinking config.
+func (r *Request) ThinkingType() string { return string(r.thinkingType) }
+
+// Stream reports whether the request asks for a streamed response.
+func (r *Request) Stream() bool { return r.stream }
+
+// UserID returns the decoded metadata.user_id, or "" when there is none.
+func (r *Request) UserID() string {
+	if r.userID.end == 0 {
+		return ""
+	}
+	v, ok := jsonstr.Append(nil, r.userID.of(r.body))
+	if !ok {
+		return ""
+	}
+	return string(v)
+}
+
+// keyIs reports whether the key literal k names name. Keys with escapes are
+// decoded first, since "\u0074ype" is "type" to the upstream too.
+func keyIs(k []byte, name string) bool {
+	inner := k[1 : len(k)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner) == name
+	}
+	var buf [32]byte
+	v, ok := jsonstr.AppendContent(buf[:0], inner)
+	return ok && string(v) == name
+}
+
+// stringValue returns the contents of the string literal at b[i] (decoded
+// only when it has escapes) and the index just past it.
+func stringValue(b []byte, i int) ([]byte, int, error) {
+	if i >= len(b) || b[i] != '"' {
+		end, err := skipValue(b, i)
+		return nil, end, err
+	}
+	end, err := skipString(b, i)
+	if err != nil {
+		return nil, 0, err
+	}
+	lit := b[i:end]
+	if bytes.IndexByte(lit, '\\') < 0 {
+		return lit[1 : len(lit)-1], end, nil
+	}
+	v, ok := jsonstr.Append(nil, lit)
+	if !ok {
+		return nil, 0, syntaxError(i, "a valid string")
+	}
+	return v, end, nil
+}
+
+func (r *Request) topMember(key span, v int) (int, error) {
+	b := r.body
+	k := key.of(b)
+	m := member{key: key}
+	var end int
+	var err error
+	switch {
+	case keyIs(k, "messages"):
+		m.name = messagesMember
+		end, err = eachElement(b, v, r.message)
+	case keyIs(k, "thinking"):
+		m.name = thinkingMember
+		end, err = eachMember(b, v, func(key span, v int) (int, error) {
+			if !keyIs(key.of(b), "type") {
+				return skipValue(b, v)
+			}
+			var end int
+			var err error
+			r.thinkingType, end, err = stringValue(b, v)
+			return end, err
+		})
+	case keyIs(k, "context_management"):
+		m.name = contextMember
+		end, err = r.contextManagement(v)
+	case keyIs(k, "metadata"):
+		m.name = metadataMember
+		end, err = eachMember(b, v, func(key span, v int) (int, error) {
+			end, err := skipValue(b, v)
+			if err == nil && keyIs(key.of(b), "user_id") && b[v] == '"' {
+				r.userID = span{v, end}
+			}
+			return end, err
+		})
+	case keyIs(k, "stream"):
+		m.name = streamMember
+		end, err = skipValue(b, v)
+		r.stream = err == nil && string(b[v:end]) == "true"
+	default:
+		end, err = skipValue(b, v)
+	}
+	if err != nil {
+		return 0, err
+	}
+	m.value = span{v, end}
+	r.members = append(r.members, m)
+	return end, nil
+}
+
+func (r *Request) contextManagement(v int) (int, error) {
+	b := r.body
+	n, edits := 0, 0
+	end, err := eachMember(b, v, func(key span, v int) (int, error) {
+		n++
+		if !keyIs(key.of(b), "edits") || v >= len(b) || b[v] != '[' {
+			return skipValue(b, v)
+		}
+		edits++
+		end, err := skipValue(b, v)
+		r.contextEdits = span{v, end}
+		return end, err
+	})
+	r.contextOnlyEdits = n == 1 && edits == 1
+	return end, err
+}
+
+func (r *Request) message(i int) (int, error) {
+	b := r.body
+	m := message{parts: span{len(r.content), len(r.content)}}
+	var content int = -1
+	end, err := eachMember(b, i, func(key span, v int) (int, error) {
+		k := key.of(b)
+		switch {
+		case keyIs(k, "role"):
+			val, end, err := stringValue(b, v)
+			switch string(val) {
+			case "user":
+				m.role = userRole
+			case "assistant":
+				m.role = assistantRole
+			default:
+				m.role = otherRole
+			}
+			return end, err
+		case keyIs(k, "content"):
+			content = v
+		}
+		return skipValue(b, v)
+	})
+	if err != nil {
+		return 0, err
+	}
+	if content >= 0 {
+		// Content is walked after the role is known, since the role decides
+		// whether thinking blocks in it are ours to rewrite.
+		m.contentArray = b[content] == '['
+		cend, err := skipValue(b, content)
+		if err != nil {
+			return 0, err
+		}
+		m.content = span{content, cend}
+		if m.contentArray {
+			msgIndex := len(r.messages)
+			if _, err := eachElement(b, content, func(j int) (int, error) {
+				return r.part(&m, msgIndex, j)
+			}); err != nil {
+				return 0, err
+			}
+		}
+	}
+	m.parts.end = len(r.content)
+	r.messages = append(r.messages, m)
+	return end, nil
+}
+
+// part reads one content block of m.
+func (r *Request) part(m *message, msgIndex, i int) (int, error) {
+	b := r.body
+	if b[i] != '{' {
+		end, err := skipValue(b, i)
+		r.content = append(r.content, part{typ: otherPart, span: span{i, end}, block: -1})
+		return end, err
+	}
+	var typ []byte
+	p := part{block: -1}
+	var data span
+	hasSig := false
+	end, err := eachMember(b, i, func(key span, v int) (int, error) {
+		p.members++
+		k := key.of(b)
+		switch {
+		case keyIs(k, "type"):
+			val, end, err := stringValue(b, v)
+			typ = val
+			return end, err
+		case keyIs(k, "thinking"):
+			end, err := skipValue(b, v)
+			p.thinking = span{v, end}
+			return end, err
+		case keyIs(k, "signature"):
+			end, err := skipValue(b, v)
+			p.signature, p.sigValue = span{key.start, end}, span{v, end}
+			hasSig = true
+			return end, err
+		case keyIs(k, "data"):
+			end, err := skipValue(b, v)
+			data = span{v, end}
+			return end, err
+		}
+		return skipValue(b, v)
+	})
+	if err != nil {
+		return 0, err
+	}
+	p.span = span{i, end}
+	switch string(typ) {
+	case "text":
+		p.typ = textPart
+	case "thinking":
+		p.typ = thinkingPart
+	case "redacted_thinking":
+		p.typ = redactedPart
+	case "tool_use":
+		p.typ = toolUsePart
+	case "tool_result":
+		p.typ = toolResultPart
+		m.hasToolResult = true
+	}
+	if p.typ.isThinking() && m.role == assistantRole {
+		blk := Block{Message: msgIndex, Index: len(r.content) - m.parts.start, HasSignature: hasSig}
+		var ok bool
+		if p.typ == thinkingPart {
+			blk.Kind = Thinking
+			blk.Thinking, ok = r.decode(p.thinking)
+			if ok && hasSig {
+				blk.Signature, ok = r.decode(p.sigValue)
+			}
+		} else {
+			blk.Kind = Redacted
+			blk.Data, ok = r.decode(data)
+		}
+		if !ok {
+			return 0, syntaxError(i, "string fields in a thinking block")
+		}
+		p.block = len(r.blocks)
+		r.blocks = append(r.blocks, blk)
+	}
+	r.content = append(r.content, p)
+	return end, nil
+}
+
+// decode returns the value of the string literal at s: the body's own bytes
+// when it has no escapes, else a copy decoded into the arena. An absent field
+// (an empty span) is the empty string.
+func (r *Request) decode(s span) ([]byte, bool) {
+	if s.end == 0 {
+		return nil, true
+	}
+	lit := s.of(r.body)
+	if len(lit) < 2 || lit[0] != '"' {
+		return nil, false
+	}
+	if bytes.IndexByte(lit, '\\') < 0 {
+		return lit[1 : len(lit)-1], true
+	}
+	start := len(r.arena)
+	var ok bool
+	if r.arena, ok = jsonstr.Append(r.arena, lit); !ok {
+		return nil, false
+	}
+	return r.arena[start:len(r.arena):len(r.arena)], true
+}
