@@ -1,0 +1,165 @@
+package streaming
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+)
+
+// JSON observes a non-streaming Messages response (a JSON body), up to limit
+// bytes. A JSON is not safe for concurrent use.
+type JSON struct {
+	limit    int64
+	encoding string
+	body     []byte
+	overflow bool
+}
+
+// NewJSON returns an observer for a body with the given Content-Encoding
+// ("" / "identity" or "gzip"; anything else makes Blocks return an error
+// saying which encoding it cannot read). A negative limit counts as zero.
+func NewJSON(limit int64, contentEncoding string) *JSON {
+	return &JSON{limit: max(limit, 0), encoding: contentEncoding}
+}
+
+// Write copies p into the observer's own buffer, up to limit bytes in all;
+// past the limit it stops buffering and remembers that the body overflowed.
+// It always returns len(p), nil.
+func (j *JSON) Write(p []byte) (int, error) {
+	if j.overflow {
+		return len(p), nil
+	}
+	if room := j.limit - int64(len(j.body)); int64(len(p)) > room {
+		j.body = append(j.body, p[:room]...)
+		j.overflow = true
+		return len(p), nil
+	}
+	j.body = append(j.body, p...)
+	return len(p), nil
+}
+
+// Blocks decodes the body seen so far and returns the thinking and
+// redacted_thinking blocks of its top-level "content" array, with their keys,
+// in content order. Blocks of other types are skipped. It fails when the
+// body overflowed, cannot be decompressed within limit bytes, is not valid
+// JSON or is not a message object.
+func (j *JSON) Blocks() ([]Block, error) {
+	body, err := j.decoded()
+	if err != nil {
+		return nil, err
+	}
+	if !json.Valid(body) {
+		return nil, errors.New("streaming: response body is not valid JSON")
+	}
+	var typ, content []byte
+	var buf [32]byte
+	it := members(body)
+	for k, v, ok := it.next(); ok; k, v, ok = it.next() {
+		switch string(name(k, &buf)) {
+		case "type":
+			typ = v
+		case "content":
+			content = v
+		}
+	}
+	if it.bad || string(name(typ, &buf)) != "message" {
+		return nil, errors.New("streaming: response body is not a message object")
+	}
+	return contentBlocks(content)
+}
+
+// decoded returns the body with its content encoding removed.
+func (j *JSON) decoded() ([]byte, error) {
+	if j.overflow {
+		return nil, fmt.Errorf("streaming: response body exceeds %d bytes", j.limit)
+	}
+	switch strings.ToLower(strings.TrimSpace(j.encoding)) {
+	case "", "identity":
+		return j.body, nil
+	case "gzip", "x-gzip":
+		return gunzip(j.body, j.limit)
+	}
+	return nil, fmt.Errorf("streaming: cannot read a response body with Content-Encoding %q", j.encoding)
+}
+
+// gunzip decompresses body, refusing to produce more than limit bytes so a
+// small body cannot expand into an unbounded one.
+func gunzip(body []byte, limit int64) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("streaming: bad gzip response body: %w", err)
+	}
+	out, err := io.ReadAll(io.LimitReader(zr, min(limit, math.MaxInt64-1)+1))
+	if err != nil {
+		return nil, fmt.Errorf("streaming: bad gzip response body: %w", err)
+	}
+	if int64(len(out)) > limit {
+		return nil, fmt.Errorf("streaming: decompressed response body exceeds %d bytes", limit)
+	}
+	return out, nil
+}
+
+// contentBlocks returns the thinking and redacted_thinking blocks of a
+// message's content array.
+func contentBlocks(content []byte) ([]Block, error) {
+	var blocks []Block
+	var scratch []byte
+	var nameBuf [32]byte
+	elems := elements(content)
+	for index := 0; ; index++ {
+		_, v, ok := elems.next()
+		if !ok {
+			break
+		}
+		var typ, text, sig, data []byte
+		it := members(v)
+		for k, v, ok := it.next(); ok; k, v, ok = it.next() {
+			switch string(name(k, &nameBuf)) {
+			case "type":
+				typ = v
+			case "thinking":
+				text = v
+			case "signature":
+				sig = v
+			case "data":
+				data = v
+			}
+		}
+		if it.bad {
+			continue
+		}
+		var key registry.Key
+		var kind Kind
+		switch string(name(typ, &nameBuf)) {
+		case "thinking":
+			var okText, okSig bool
+			scratch, okText = appendString(scratch[:0], text)
+			n := len(scratch)
+			scratch, okSig = appendString(scratch, sig)
+			if !okText || !okSig {
+				return nil, fmt.Errorf("streaming: thinking block at content index %d has a field that is not a string", index)
+			}
+			kind, key = Thinking, registry.ThinkingKey(scratch[:n], scratch[n:])
+		case "redacted_thinking":
+			var okData bool
+			if scratch, okData = appendString(scratch[:0], data); !okData {
+				return nil, fmt.Errorf("streaming: redacted_thinking block at content index %d has data that is not a string", index)
+			}
+			kind, key = Redacted, registry.RedactedKey(scratch)
+		default:
+			continue
+		}
+		blocks = append(blocks, Block{Kind: kind, Index: index, Key: key})
+	}
+	if elems.bad {
+		return nil, errors.New("streaming: response content is not an array")
+	}
+	return blocks, nil
+}

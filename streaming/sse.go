@@ -1,0 +1,185 @@
+package streaming
+
+import "bytes"
+
+// SSE observes a text/event-stream Messages response.
+//
+// It splits lines and events as the WHATWG event-stream parser and the
+// Anthropic SDKs do, so it reads the events the client reads however the
+// body is cut into Writes. It goes by each event's JSON type, except that an
+// event named "error" fails the response whatever its data, as it does in
+// the SDKs. An SSE is not safe for concurrent use.
+type SSE struct {
+	complete func([]Block)
+	done     bool // complete ran, or the observation ended without it
+
+	begun    bool   // a line was read, so no byte order mark can follow
+	afterCR  bool   // the last Write ended in '\r', which a leading '\n' completes
+	line     []byte // the start of a line cut by the end of a Write
+	data     []byte // the data lines of the event being read, joined by '\n'
+	hasData  bool   // the event being read has a data line, maybe empty
+	errEvent bool   // the event being read is named "error"
+
+	open     []openBlock
+	finished []Block
+	scratch  []byte
+}
+
+var bom = []byte("\xef\xbb\xbf")
+
+// NewSSE returns an observer that calls complete exactly once, with every
+// finished thinking/redacted block (in the order they finished), when it
+// reads the message_stop event (or at Close, see there). It never calls
+// complete for a response that failed or that it gave up on. complete runs
+// on the goroutine calling Write or Close and owns the slice it is given.
+func NewSSE(complete func([]Block)) *SSE {
+	if complete == nil {
+		panic("streaming: NewSSE with a nil complete func")
+	}
+	return &SSE{complete: complete}
+}
+
+// Write feeds the next bytes of the body. It always returns len(p), nil: a
+// response the observer cannot follow is the client's business, never a
+// reason to fail the copy to the client.
+func (s *SSE) Write(p []byte) (int, error) {
+	n := len(p)
+	if s.afterCR && len(p) > 0 {
+		s.afterCR = false
+		if p[0] == '\n' {
+			p = p[1:]
+		}
+	}
+	for !s.done && len(p) > 0 {
+		end, next := lineEnd(p)
+		if end < 0 {
+			if s.fits(len(s.line) + len(p)) {
+				s.line = append(s.line, p...)
+			}
+			break
+		}
+		line := p[:end]
+		if len(s.line) > 0 {
+			if !s.fits(len(s.line) + len(line)) {
+				break
+			}
+			s.line = append(s.line, line...)
+			line = s.line
+		} else if !s.fits(len(line)) {
+			break
+		}
+		s.afterCR = next == len(p) && p[end] == '\r'
+		s.readLine(line)
+		s.line = s.line[:0]
+		p = p[next:]
+	}
+	return n, nil
+}
+
+// Close ends the observation. When message_stop never came, the stream saw
+// no error event, and abort is false, complete is called with the blocks
+// finished so far: the upstream ended its stream without message_stop, and
+// the client keeps what it received. With abort true (client gone, write
+// failed) nothing is reported. Calling Close after complete already ran does
+// nothing.
+func (s *SSE) Close(abort bool) {
+	if s.done {
+		return
+	}
+	if abort {
+		s.quit()
+		return
+	}
+	s.report()
+}
+
+// lineEnd finds the first line ending in p ("\n", "\r\n" or a lone "\r").
+// It returns where the line ends and where the next one starts, or -1 when
+// p holds no line ending.
+func lineEnd(p []byte) (end, next int) {
+	lf := bytes.IndexByte(p, '\n')
+	head := p
+	if lf >= 0 {
+		head = p[:lf]
+	}
+	cr := bytes.IndexByte(head, '\r')
+	switch {
+	case cr >= 0 && cr+1 < len(p) && p[cr+1] == '\n':
+		return cr, cr + 2
+	case cr >= 0:
+		return cr, cr + 1
+	case lf >= 0:
+		return lf, lf + 1
+	}
+	return -1, -1
+}
+
+// fits reports whether a line of n bytes fits beside the pending event's
+// data, and gives up on the response when it does not. Counting whole lines
+// makes the verdict the same however the body is cut into Writes.
+func (s *SSE) fits(n int) bool {
+	if len(s.data)+n <= maxEvent {
+		return true
+	}
+	s.quit()
+	return false
+}
+
+// readLine interprets one line of the event stream.
+func (s *SSE) readLine(line []byte) {
+	if !s.begun {
+		s.begun = true
+		line = bytes.TrimPrefix(line, bom)
+	}
+	if len(line) == 0 {
+		s.dispatch()
+		return
+	}
+	field, value := line, line[:0]
+	if i := bytes.IndexByte(line, ':'); i == 0 {
+		return // a comment
+	} else if i > 0 {
+		field, value = line[:i], line[i+1:]
+		if len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+	}
+	switch string(field) {
+	case "data":
+		if s.hasData {
+			s.data = append(s.data, '\n')
+		}
+		s.data = append(s.data, value...)
+		s.hasData = true
+	case "event":
+		// The JSON type is authoritative for everything but an error: the
+		// SDKs raise an event named "error" whatever its data says.
+		s.errEvent = string(value) == "error"
+	}
+}
+
+// dispatch ends the event being read.
+func (s *SSE) dispatch() {
+	switch {
+	case s.errEvent:
+		s.quit()
+	case s.hasData:
+		s.event(s.data)
+	}
+	s.data, s.hasData, s.errEvent = s.data[:0], false, false
+}
+
+// report calls complete with the finished blocks and ends the observation.
+func (s *SSE) report() {
+	blocks := s.finished
+	s.quit()
+	s.complete(blocks)
+}
+
+// quit ends the observation and lets go of its buffers, since the caller may
+// keep the observer until the response is fully copied.
+func (s *SSE) quit() {
+	s.done = true
+	s.line, s.data, s.scratch = nil, nil, nil
+	s.open, s.finished = nil, nil
+}
