@@ -1,0 +1,177 @@
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// reply is one scripted assistant response, before it is rendered as SSE or
+// JSON.
+type reply struct {
+	id           string
+	model        string
+	blocks       []replyBlock
+	stopReason   string
+	inputTokens  int
+	outputTokens int
+}
+
+// replyBlock is one content block of a reply. kind is the block type.
+type replyBlock struct {
+	kind      string
+	text      string // thinking or text
+	signature string
+	signed    bool // the block carries a signature key (false for Unsigned)
+	data      string
+	id, name  string
+	input     string // tool_use input as JSON
+}
+
+// thinkingText is deliberately full of characters that need escaping, so
+// that a gateway keying blocks on raw bytes instead of decoded text fails.
+func thinkingText(name string, n int) string {
+	return fmt.Sprintf("%s thinks #%d: \"plan\" <b>é😀\nstep 2", name, n)
+}
+
+// compose scripts the n-th response of u to req: "[tool]" in the last
+// message asks for a tool call, "[redacted]" for a redacted_thinking block.
+func (u *Upstream) compose(req *request, n, inputTokens int) *reply {
+	script := req.scriptText()
+	rep := &reply{
+		id:          fmt.Sprintf("msg_%s_%d", u.name, n),
+		model:       req.model,
+		inputTokens: inputTokens,
+	}
+	if req.thinkingOn() {
+		text := thinkingText(u.name, n)
+		if req.thinkingDisplay == "omitted" {
+			text = ""
+		}
+		rep.blocks = append(rep.blocks, u.thinkingBlock(text))
+		if strings.Contains(script, "[redacted]") && u.flavor != Unsigned {
+			rep.blocks = append(rep.blocks, u.redactedBlock())
+		}
+	}
+	if strings.Contains(script, "[tool]") {
+		input, _ := json.Marshal(map[string]string{"command": "echo " + u.name})
+		rep.blocks = append(rep.blocks, replyBlock{
+			kind:  "tool_use",
+			id:    fmt.Sprintf("toolu_%s_%d", u.name, n),
+			name:  "Bash",
+			input: string(input),
+		})
+		rep.stopReason = "tool_use"
+	} else {
+		rep.blocks = append(rep.blocks, replyBlock{kind: "text", text: fmt.Sprintf("%s answer %d.", u.name, n)})
+		rep.stopReason = "end_turn"
+	}
+	size := 0
+	for _, b := range rep.blocks {
+		size += len(b.text) + len(b.input)
+	}
+	rep.outputTokens = 1 + size/4
+	return rep
+}
+
+func (u *Upstream) thinkingBlock(text string) replyBlock {
+	b := replyBlock{kind: "thinking", text: text}
+	switch u.flavor {
+	case Strict:
+		b.signed, b.signature = true, u.signer.thinkingSignature(text)
+	case Lenient:
+		b.signed, b.signature = true, u.signer.glmSignature(text)
+	}
+	return b
+}
+
+func (u *Upstream) redactedBlock() replyBlock {
+	if u.flavor == Lenient {
+		return replyBlock{kind: "redacted_thinking", data: u.signer.glmRedactedData()}
+	}
+	return replyBlock{kind: "redacted_thinking", data: u.signer.redactedData()}
+}
+
+// Wire shapes of content blocks, with keys in the API's order.
+type (
+	thinkingJSON struct {
+		Type      string  `json:"type"`
+		Thinking  string  `json:"thinking"`
+		Signature *string `json:"signature,omitempty"`
+	}
+	redactedJSON struct {
+		Type string `json:"type"`
+		Data string `json:"data"`
+	}
+	textJSON struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	toolUseJSON struct {
+		Type  string          `json:"type"`
+		ID    string          `json:"id"`
+		Name  string          `json:"name"`
+		Input json.RawMessage `json:"input"`
+	}
+)
+
+// full is the block as it appears in a JSON response.
+func (b replyBlock) full() any {
+	switch b.kind {
+	case "thinking":
+		t := thinkingJSON{Type: b.kind, Thinking: b.text}
+		if b.signed {
+			t.Signature = &b.signature
+		}
+		return t
+	case "redacted_thinking":
+		return redactedJSON{Type: b.kind, Data: b.data}
+	case "tool_use":
+		return toolUseJSON{Type: b.kind, ID: b.id, Name: b.name, Input: json.RawMessage(b.input)}
+	}
+	return textJSON{Type: b.kind, Text: b.text}
+}
+
+// start is the block as content_block_start announces it.
+func (b replyBlock) start() any {
+	switch b.kind {
+	case "thinking":
+		t := thinkingJSON{Type: b.kind}
+		if b.signed {
+			empty := ""
+			t.Signature = &empty
+		}
+		return t
+	case "redacted_thinking":
+		return redactedJSON{Type: b.kind, Data: b.data}
+	case "tool_use":
+		return toolUseJSON{Type: b.kind, ID: b.id, Name: b.name, Input: json.RawMessage("{}")}
+	}
+	return textJSON{Type: b.kind}
+}
+
+// chunks splits s into at most n non-empty pieces of about equal length,
+// never inside a rune, so each piece is valid UTF-8 on its own.
+func chunks(s string, n int) []string {
+	runes := utf8.RuneCountInString(s)
+	if runes == 0 {
+		return nil
+	}
+	n = min(n, runes)
+	var out []string
+	for i := range n {
+		size := runes / n
+		if i < runes%n {
+			size++
+		}
+		end := 0
+		for range size {
+			_, w := utf8.DecodeRuneInString(s[end:])
+			end += w
+		}
+		out = append(out, s[:end])
+		s = s[end:]
+	}
+	return out
+}

@@ -1,0 +1,202 @@
+package llmtest
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Upstream is a mock Anthropic-compatible backend listening on 127.0.0.1.
+// It answers POST /v1/messages and POST /v1/messages/count_tokens and
+// remembers every request it received. Replies are scripted by the text of
+// the request's last message: "[tool]" asks for a Bash tool_use, "[redacted]"
+// for a redacted_thinking block after the thinking block; anything else gets
+// the text "{name} answer {n}.". It is safe for concurrent use.
+type Upstream struct {
+	name      string
+	flavor    Flavor
+	signer    signer
+	srv       *httptest.Server
+	closed    chan struct{}
+	closeOnce sync.Once
+
+	mu        sync.Mutex
+	received  []*Received
+	seq       int // requests ever received, for request ids
+	responses int // successful /v1/messages responses, the n of the script
+	ledger    ledger
+	gzip      bool
+	hold      *hold
+	// holdTimeout bounds each hold; only the test of the timeout shortens it.
+	holdTimeout time.Duration
+}
+
+// Received is one request as an Upstream saw it, with the answer it gave.
+type Received struct {
+	// Method is the request method.
+	Method string
+	// Path is the URL path, without the query.
+	Path string
+	// RawQuery is the query string, e.g. "beta=true".
+	RawQuery string
+	// Header is the request header; as in net/http, Host is not in it.
+	Header http.Header
+	// Body is the request body as received.
+	Body []byte
+	// Status is the response status, 0 while the answer is not decided.
+	Status int
+	// ErrorMessage is the error envelope's message when Status is not 200.
+	ErrorMessage string
+	// HoldTimedOut reports that HoldStream held this response and the
+	// safety timeout, not the release function, ended the hold: the sign of
+	// a gateway that buffered the stream.
+	HoldTimedOut bool
+}
+
+// NewUpstream starts a mock backend of flavor f on 127.0.0.1 at a random
+// port. name appears in its ids and texts ("msg_{name}_{n}") so tests can
+// tell which backend answered. Close it when done.
+func NewUpstream(name string, f Flavor) *Upstream {
+	u := &Upstream{name: name, flavor: f, signer: newSigner(), closed: make(chan struct{}), holdTimeout: holdTimeout}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic("llmtest: listening on 127.0.0.1: " + err.Error())
+	}
+	u.srv = httptest.NewUnstartedServer(http.HandlerFunc(u.serveHTTP))
+	u.srv.Listener.Close()
+	u.srv.Listener = ln
+	u.srv.Start()
+	return u
+}
+
+// URL returns the base URL, "http://127.0.0.1:PORT".
+func (u *Upstream) URL() string { return u.srv.URL }
+
+// HostPort returns the listening address, "127.0.0.1:PORT", as a
+// reverse_proxy upstream wants it.
+func (u *Upstream) HostPort() string { return strings.TrimPrefix(u.srv.URL, "http://") }
+
+// Close releases any held stream, then stops the server and waits for the
+// requests in flight.
+func (u *Upstream) Close() {
+	u.closeOnce.Do(func() { close(u.closed) })
+	u.srv.Close()
+}
+
+// Requests returns a copy of every request received since the start or
+// the last Reset, in order of arrival.
+func (u *Upstream) Requests() []Received {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	out := make([]Received, len(u.received))
+	for i, r := range u.received {
+		out[i] = *r
+		out[i].Header = r.Header.Clone()
+		out[i].Body = append([]byte(nil), r.Body...)
+	}
+	return out
+}
+
+// Reset forgets the received requests. Keys, counters and what the instance
+// produced are kept, so earlier blocks stay valid.
+func (u *Upstream) Reset() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.received = nil
+}
+
+// SetGzip turns gzip on or off for every response that is not a stream:
+// message JSON, count_tokens and error envelopes. A response is compressed
+// only when the request's Accept-Encoding allows gzip.
+func (u *Upstream) SetGzip(on bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.gzip = on
+}
+
+func (u *Upstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	rec := &Received{
+		Method:   r.Method,
+		Path:     r.URL.Path,
+		RawQuery: r.URL.RawQuery,
+		Header:   r.Header.Clone(),
+		Body:     body,
+	}
+	u.mu.Lock()
+	u.received = append(u.received, rec)
+	u.seq++
+	requestID := fmt.Sprintf("req_%s_%d", u.name, u.seq)
+	u.mu.Unlock()
+	w.Header().Set("Request-Id", requestID)
+
+	a := answer{u: u, w: w, r: r, rec: rec, requestID: requestID}
+	switch {
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
+		u.messages(a, body)
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages/count_tokens":
+		u.countTokens(a, body)
+	default:
+		a.fail(http.StatusNotFound, "not_found_error", "Not Found")
+	}
+}
+
+func (u *Upstream) messages(a answer, body []byte) {
+	req, msg := u.check(body)
+	if msg != "" {
+		a.fail(http.StatusBadRequest, "invalid_request_error", msg)
+		return
+	}
+	u.mu.Lock()
+	u.responses++
+	rep := u.compose(req, u.responses, len(body)/4)
+	u.ledger.record(rep.blocks)
+	var h *hold
+	if req.stream {
+		h, u.hold = u.hold, nil
+	}
+	u.mu.Unlock()
+	if req.stream {
+		a.writeStream(rep, h)
+		return
+	}
+	a.writeJSON(http.StatusOK, rep.message(), "")
+}
+
+func (u *Upstream) countTokens(a answer, body []byte) {
+	if _, msg := u.check(body); msg != "" {
+		a.fail(http.StatusBadRequest, "invalid_request_error", msg)
+		return
+	}
+	a.writeJSON(http.StatusOK, struct {
+		InputTokens int `json:"input_tokens"`
+	}{len(body) / 4}, "")
+}
+
+// check parses body and, for Strict, applies the API's rules. It returns
+// the message of the 400 to answer, or "".
+func (u *Upstream) check(body []byte) (*request, string) {
+	req, msg := parseRequest(body)
+	if msg != "" || u.flavor != Strict {
+		return req, msg
+	}
+	return req, u.violation(req)
+}
+
+func (u *Upstream) gzipOn() bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.gzip
+}
+
+// finish stores the decided status in the request's record.
+func (u *Upstream) finish(rec *Received, status int, errMessage string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	rec.Status, rec.ErrorMessage = status, errMessage
+}

@@ -1,0 +1,187 @@
+package llmtest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The Anthropic API's error messages, verbatim (the live API really writes
+// "preceeding").
+const (
+	msgNonEmpty         = "messages.%d: all messages must have non-empty content except for the optional final assistant message"
+	msgFieldRequired    = "messages.%d.content.%d.thinking.%s: Field required"
+	msgBadSignature     = "messages.%d.content.%d: Invalid `signature` in `thinking` block"
+	msgBadRedacted      = "messages.%d.content.%d: Invalid `data` in `redacted_thinking` block"
+	msgFinalBlock       = "messages.%d: The final block in an assistant message cannot be `thinking`."
+	msgExpectedThinking = "messages.%d.content.0.type: Expected `thinking` or `redacted_thinking`, but found `%s`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
+	msgDisabled         = "messages.%d.content.%d: When thinking is disabled, an `assistant` message in the final position cannot contain `thinking`. To use thinking blocks, enable `thinking` in your request."
+	msgClearThinking    = "`%s` strategy requires `thinking` to be enabled"
+	msgModified         = "messages.%d.content.%d: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response."
+)
+
+// violation applies the Strict rules in the API's order and returns the
+// message of the first one req breaks, or "".
+func (u *Upstream) violation(req *request) string {
+	for _, rule := range []func(*request) string{
+		nonEmptyRule,
+		u.blockRule,
+		finalTurnRule,
+		contextEditRule,
+		u.unmodifiedRule,
+	} {
+		if msg := rule(req); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+func nonEmptyRule(req *request) string {
+	for i, m := range req.messages {
+		if m.empty() && !(i == len(req.messages)-1 && m.role == "assistant") {
+			return fmt.Sprintf(msgNonEmpty, i)
+		}
+	}
+	return ""
+}
+
+// blockRule checks every thinking block's signature and every redacted
+// payload against this instance's key, and that no assistant message ends
+// in thinking.
+func (u *Upstream) blockRule(req *request) string {
+	for i, m := range req.messages {
+		if m.role != "assistant" {
+			continue
+		}
+		for j, b := range m.blocks {
+			switch b.typ {
+			case "thinking":
+				if !b.has("thinking") {
+					return fmt.Sprintf(msgFieldRequired, i, j, "thinking")
+				}
+				if !b.has("signature") {
+					return fmt.Sprintf(msgFieldRequired, i, j, "signature")
+				}
+				text, _ := b.str("thinking")
+				sig, _ := b.str("signature")
+				if !u.signer.validThinkingSignature(text, sig) {
+					return fmt.Sprintf(msgBadSignature, i, j)
+				}
+			case "redacted_thinking":
+				data, _ := b.str("data")
+				if !u.signer.validRedactedData(data) {
+					return fmt.Sprintf(msgBadRedacted, i, j)
+				}
+			}
+		}
+		if n := len(m.blocks); n > 0 && isThinking(m.blocks[n-1].typ) {
+			return fmt.Sprintf(msgFinalBlock, i)
+		}
+	}
+	return ""
+}
+
+// finalTurn returns the indices, in order, of the assistant messages of the
+// final turn: a whole tool-use loop counts as one turn. It is empty unless
+// the request ends in a tool result or an assistant message.
+func finalTurn(msgs []message) []int {
+	if len(msgs) == 0 {
+		return nil
+	}
+	last := msgs[len(msgs)-1]
+	if last.role != "assistant" && !(last.role == "user" && last.hasToolResult()) {
+		return nil
+	}
+	var turn []int
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		if m.role == "assistant" {
+			turn = append(turn, i)
+		} else if m.role != "user" || !m.hasToolResult() {
+			break
+		}
+	}
+	slices.Reverse(turn)
+	return turn
+}
+
+func finalTurnRule(req *request) string {
+	turn := finalTurn(req.messages)
+	if len(turn) == 0 {
+		return ""
+	}
+	last := req.messages[len(req.messages)-1]
+	switch {
+	case req.thinkingType == "enabled" && last.role == "user":
+		i := turn[0]
+		first := req.messages[i]
+		found := "text"
+		if len(first.blocks) > 0 {
+			found = first.blocks[0].typ
+		}
+		if !isThinking(found) {
+			return fmt.Sprintf(msgExpectedThinking, i, found)
+		}
+	case !req.thinkingOn():
+		for _, i := range turn {
+			for j, b := range req.messages[i].blocks {
+				if isThinking(b.typ) {
+					return fmt.Sprintf(msgDisabled, i, j)
+				}
+			}
+		}
+	}
+	return ""
+}
+
+func contextEditRule(req *request) string {
+	if req.thinkingOn() {
+		return ""
+	}
+	for _, t := range req.contextEditTypes {
+		if strings.HasPrefix(t, "clear_thinking_") {
+			return fmt.Sprintf(msgClearThinking, t)
+		}
+	}
+	return ""
+}
+
+// unmodifiedRule checks that the latest assistant message, when it comes
+// from one of this instance's responses, still holds that response's
+// thinking blocks unchanged and in order.
+func (u *Upstream) unmodifiedRule(req *request) string {
+	if !req.thinkingOn() {
+		return ""
+	}
+	i := len(req.messages) - 1
+	for i >= 0 && req.messages[i].role != "assistant" {
+		i--
+	}
+	if i < 0 {
+		return ""
+	}
+	m := req.messages[i]
+	u.mu.Lock()
+	want, ok := u.ledger.producedThinking(m)
+	u.mu.Unlock()
+	if !ok {
+		return ""
+	}
+	k := 0
+	for j, b := range m.blocks {
+		switch {
+		case isThinking(b.typ):
+			if k >= len(want) || !want[k].sameAs(b) {
+				return fmt.Sprintf(msgModified, i, j)
+			}
+			k++
+		case k < len(want):
+			return fmt.Sprintf(msgModified, i, j)
+		}
+	}
+	if k < len(want) {
+		return fmt.Sprintf(msgModified, i, len(m.blocks))
+	}
+	return ""
+}

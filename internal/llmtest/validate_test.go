@@ -1,0 +1,473 @@
+package llmtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// historyCase drives a conversation against src, breaks its history in one
+// way, and sends the final request to dst.
+type historyCase struct {
+	name string
+	from Flavor // flavor of src
+	self bool   // at Strict, dst is src itself rather than another instance
+	run  func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error)
+	want string // the Strict 400 message
+}
+
+var historyCases = []historyCase{
+	{
+		name: "another Strict instance's history",
+		from: Strict,
+		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
+			must(t)(c.Say("hi"))
+			must(t)(c.Say("again"))
+			c.BaseURL = dst.URL()
+			return c.Say("now elsewhere")
+		},
+		want: "messages.1.content.0: Invalid `signature` in `thinking` block",
+	},
+	{
+		name: "another Strict instance's history, thinking from the second turn on",
+		from: Strict,
+		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
+			c.Thinking = "disabled"
+			must(t)(c.Say("hi"))
+			c.Thinking = "enabled"
+			must(t)(c.Say("think [redacted]"))
+			c.BaseURL = dst.URL()
+			return c.Say("now elsewhere")
+		},
+		want: "messages.3.content.0: Invalid `signature` in `thinking` block",
+	},
+	{
+		name: "another Strict instance's redacted block",
+		from: Strict,
+		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
+			must(t)(c.Say("hi [redacted]"))
+			editContent(t, c, 1, without("thinking"))
+			c.BaseURL = dst.URL()
+			return c.Say("now elsewhere")
+		},
+		want: "messages.1.content.0: Invalid `data` in `redacted_thinking` block",
+	},
+	{
+		name: "Unsigned history",
+		from: Unsigned,
+		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
+			must(t)(c.Say("hi"))
+			c.BaseURL = dst.URL()
+			return c.Say("now elsewhere")
+		},
+		want: "messages.1.content.0.thinking.signature: Field required",
+	},
+	{
+		name: "Lenient history",
+		from: Lenient,
+		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
+			must(t)(c.Say("hi [redacted]"))
+			c.BaseURL = dst.URL()
+			return c.Say("now elsewhere")
+		},
+		want: "messages.1.content.0: Invalid `signature` in `thinking` block",
+	},
+	{
+		name: "altered thinking text",
+		from: Strict,
+		self: true,
+		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
+			c.ShowThinking = true
+			must(t)(c.Say("hi"))
+			c.Messages[1] = bytes.Replace(c.Messages[1], []byte(`\"plan\"`), []byte(`\"PLAN\"`), 1)
+			c.BaseURL = dst.URL()
+			return c.Say("again")
+		},
+		want: "messages.1.content.0: Invalid `signature` in `thinking` block",
+	},
+	{
+		name: "text added to an omitted thinking block",
+		from: Strict,
+		self: true,
+		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
+			must(t)(c.Say("hi"))
+			c.Messages[1] = bytes.Replace(c.Messages[1], []byte(`"thinking":""`), []byte(`"thinking":"x"`), 1)
+			c.BaseURL = dst.URL()
+			return c.Say("again")
+		},
+		want: "messages.1.content.0: Invalid `signature` in `thinking` block",
+	},
+	{
+		name: "empty signature",
+		from: Strict,
+		self: true,
+		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
+			must(t)(c.Say("hi"))
+			must(t)(c.Say("again"))
+			sig := field(t, c, 3, 0, "signature")
+			c.Messages[3] = bytes.Replace(c.Messages[3], []byte(sig), nil, 1)
+			c.BaseURL = dst.URL()
+			return c.Say("and again")
+		},
+		want: "messages.3.content.0: Invalid `signature` in `thinking` block",
+	},
+	{
+		name: "thinking block without its text",
+		from: Strict,
+		self: true,
+		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
+			must(t)(c.Say("hi"))
+			c.Messages[1] = bytes.Replace(c.Messages[1], []byte(`"thinking":"",`), nil, 1)
+			c.BaseURL = dst.URL()
+			return c.Say("again")
+		},
+		want: "messages.1.content.0.thinking.thinking: Field required",
+	},
+	{
+		name: "empty content",
+		from: Strict,
+		self: true,
+		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
+			must(t)(c.Say("hi"))
+			c.Messages = append(c.Messages, json.RawMessage(`{"role":"user","content":[]}`))
+			c.BaseURL = dst.URL()
+			return c.Say("again")
+		},
+		want: "messages.2: all messages must have non-empty content except for the optional final assistant message",
+	},
+	{
+		name: "empty string content",
+		from: Strict,
+		self: true,
+		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
+			c.Messages = append(c.Messages, json.RawMessage(`{"role":"user","content":""}`))
+			c.BaseURL = dst.URL()
+			return c.Say("hi")
+		},
+		want: "messages.0: all messages must have non-empty content except for the optional final assistant message",
+	},
+	{
+		name: "thinking ends an assistant message",
+		from: Strict,
+		self: true,
+		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
+			must(t)(c.Say("hi [redacted]"))
+			editContent(t, c, 1, without("text"))
+			c.BaseURL = dst.URL()
+			return c.Say("again")
+		},
+		want: "messages.1: The final block in an assistant message cannot be `thinking`.",
+	},
+	{
+		name: "tool loop opened without thinking",
+		from: Strict,
+		self: true,
+		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
+			must(t)(c.Say("go [tool]"))
+			must(t)(c.ToolResult("more [tool]"))
+			editContent(t, c, 1, without("thinking"))
+			c.BaseURL = dst.URL()
+			return c.ToolResult("done")
+		},
+		want: "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking",
+	},
+	{
+		name: "tool loop opened by text without thinking",
+		from: Strict,
+		self: true,
+		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
+			must(t)(c.Say("go [tool]"))
+			editContent(t, c, 1, func(blocks []json.RawMessage) []json.RawMessage {
+				return []json.RawMessage{json.RawMessage(`{"type":"text","text":"Let me look."}`), blocks[1]}
+			})
+			c.BaseURL = dst.URL()
+			return c.ToolResult("done")
+		},
+		want: "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `text`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking",
+	},
+	{
+		name: "thinking in the final turn while disabled",
+		from: Strict,
+		self: true,
+		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
+			c.Thinking = "disabled"
+			must(t)(c.Say("hi"))
+			c.Thinking = "enabled"
+			must(t)(c.Say("go [tool]"))
+			must(t)(c.ToolResult("more [tool] [redacted]"))
+			editContent(t, c, 3, without("thinking"))
+			c.Thinking = "disabled"
+			c.BaseURL = dst.URL()
+			return c.ToolResult("done")
+		},
+		want: "messages.5.content.0: When thinking is disabled, an `assistant` message in the final position cannot contain `thinking`. To use thinking blocks, enable `thinking` in your request.",
+	},
+	{
+		name: "clear_thinking while disabled",
+		from: Strict,
+		self: true,
+		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
+			c.Thinking = "disabled"
+			c.Messages = append(c.Messages, json.RawMessage(`{"role":"user","content":"hi"}`))
+			body := bytes.Replace(c.Body(), []byte(`,"stream":`),
+				[]byte(`,"context_management":{"edits":[{"type":"clear_thinking_20251015","keep":"all"}]},"stream":`), 1)
+			c.BaseURL = dst.URL()
+			return c.post("/v1/messages?beta=true", body)
+		},
+		want: "`clear_thinking_20251015` strategy requires `thinking` to be enabled",
+	},
+	{
+		name: "latest assistant message lost its thinking",
+		from: Strict,
+		self: true,
+		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
+			c.Thinking = "adaptive"
+			must(t)(c.Say("go [tool]"))
+			editContent(t, c, 1, without("thinking"))
+			c.BaseURL = dst.URL()
+			return c.ToolResult("done")
+		},
+		want: "messages.1.content.0: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.",
+	},
+	{
+		name: "latest tool loop message lost its thinking",
+		from: Strict,
+		self: true,
+		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
+			must(t)(c.Say("go [tool]"))
+			must(t)(c.ToolResult("more [tool]"))
+			editContent(t, c, 3, without("thinking"))
+			c.BaseURL = dst.URL()
+			return c.ToolResult("done")
+		},
+		want: "messages.3.content.0: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.",
+	},
+	{
+		name: "latest assistant message lost its redacted block",
+		from: Strict,
+		self: true,
+		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
+			must(t)(c.Say("go [tool] [redacted]"))
+			editContent(t, c, 1, without("redacted_thinking"))
+			c.BaseURL = dst.URL()
+			return c.ToolResult("done")
+		},
+		want: "messages.1.content.1: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.",
+	},
+	{
+		name: "latest assistant message's thinking reordered",
+		from: Strict,
+		self: true,
+		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
+			must(t)(c.Say("hi [redacted]"))
+			editContent(t, c, 1, func(b []json.RawMessage) []json.RawMessage {
+				return []json.RawMessage{b[1], b[0], b[2]}
+			})
+			c.BaseURL = dst.URL()
+			return c.Say("again")
+		},
+		want: "messages.1.content.0: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.",
+	},
+}
+
+func TestStrictRejectsBrokenHistories(t *testing.T) {
+	for _, tc := range historyCases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := newUpstream(t, "a", tc.from)
+			dst := src
+			if !tc.self {
+				dst = newUpstream(t, "b", Strict)
+			}
+			c := NewConversation(src.URL(), "session-1")
+			turn, err := tc.run(t, c, dst)
+			wantInvalid(t, turn, err, tc.want)
+			reqs := dst.Requests()
+			last := reqs[len(reqs)-1]
+			if last.Status != http.StatusBadRequest || last.ErrorMessage != tc.want {
+				t.Errorf("Received %d %q", last.Status, last.ErrorMessage)
+			}
+			if got, want := turn.Header.Get("Request-Id"), fmt.Sprintf("req_%s_%d", dst.name, len(reqs)); got != want {
+				t.Errorf("Request-Id %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestLenientAndUnsignedAcceptBrokenHistories(t *testing.T) {
+	for _, f := range []Flavor{Lenient, Unsigned} {
+		for _, tc := range historyCases {
+			t.Run(f.String()+"/"+tc.name, func(t *testing.T) {
+				src := newUpstream(t, "a", tc.from)
+				dst := newUpstream(t, "b", f)
+				c := NewConversation(src.URL(), "session-1")
+				turn, err := tc.run(t, c, dst)
+				must(t)(turn, err)
+				if turn.Message != nil && !bytes.Contains(turn.Message, []byte(`"b answer 1."`)) {
+					t.Errorf("message %s", turn.Message)
+				}
+				if reqs := dst.Requests(); len(reqs) != 1 || reqs[0].Status != http.StatusOK {
+					t.Errorf("requests at dst: %+v", reqs)
+				}
+			})
+		}
+	}
+}
+
+func TestStrictAcceptsValidHistories(t *testing.T) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T, c *Conversation) (*Turn, error)
+	}{
+		{"optional empty final assistant message", func(t *testing.T, c *Conversation) (*Turn, error) {
+			must(t)(c.Say("hi"))
+			c.Messages = append(c.Messages, json.RawMessage(`{"role":"user","content":"more"}`), json.RawMessage(`{"role":"assistant","content":[]}`))
+			return c.Send()
+		}},
+		{"string content", func(t *testing.T, c *Conversation) (*Turn, error) {
+			c.Messages = append(c.Messages, json.RawMessage(`{"role":"user","content":"hi [tool]"}`))
+			return c.Send()
+		}},
+		{"adaptive tool loop whose first message lost its thinking", func(t *testing.T, c *Conversation) (*Turn, error) {
+			c.Thinking = "adaptive"
+			must(t)(c.Say("go [tool]"))
+			must(t)(c.ToolResult("more [tool]"))
+			editContent(t, c, 1, without("thinking"))
+			return c.ToolResult("done")
+		}},
+		{"later message of the tool loop without thinking", func(t *testing.T, c *Conversation) (*Turn, error) {
+			must(t)(c.Say("go [tool]"))
+			must(t)(c.ToolResult("more [tool]"))
+			must(t)(c.ToolResult("again [tool]"))
+			editContent(t, c, 3, without("thinking"))
+			return c.ToolResult("done")
+		}},
+		{"thinking dropped from an older turn while disabled", func(t *testing.T, c *Conversation) (*Turn, error) {
+			must(t)(c.Say("go [tool]"))
+			must(t)(c.ToolResult("done"))
+			c.Thinking = "disabled"
+			return c.Say("next")
+		}},
+		{"latest plain answer without its thinking", func(t *testing.T, c *Conversation) (*Turn, error) {
+			must(t)(c.Say("hi"))
+			editContent(t, c, 1, without("thinking"))
+			return c.Say("again")
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			up := newUpstream(t, "a", Strict)
+			c := NewConversation(up.URL(), "session-1")
+			must(t)(tt.run(t, c))
+		})
+	}
+}
+
+func TestStrictConversation(t *testing.T) {
+	up := newUpstream(t, "a", Strict)
+	c := NewConversation(up.URL(), "session-1")
+	steps := []struct {
+		do        func() (*Turn, error)
+		stop      string
+		types     []string
+		toolUseID string
+	}{
+		{func() (*Turn, error) { return c.Say("hello") }, "end_turn", []string{"thinking", "text"}, ""},
+		{func() (*Turn, error) { return c.Say("run it [tool] [redacted]") }, "tool_use", []string{"thinking", "redacted_thinking", "tool_use"}, "toolu_a_2"},
+		{func() (*Turn, error) { return c.ToolResult("a\n[tool] [redacted]") }, "tool_use", []string{"thinking", "redacted_thinking", "tool_use"}, "toolu_a_3"},
+		{func() (*Turn, error) { return c.ToolResult("a") }, "end_turn", []string{"thinking", "text"}, ""},
+		{func() (*Turn, error) { return c.Say("thanks [redacted]") }, "end_turn", []string{"thinking", "redacted_thinking", "text"}, ""},
+	}
+	for i, s := range steps {
+		turn := must(t)(s.do())
+		if turn.StopReason != s.stop {
+			t.Errorf("step %d: stop_reason %q, want %q", i, turn.StopReason, s.stop)
+		}
+		last := len(c.Messages) - 1
+		if got := contentTypes(t, c, last); !slices.Equal(got, s.types) {
+			t.Errorf("step %d: blocks %v, want %v", i, got, s.types)
+		}
+		if s.toolUseID != "" {
+			if got := field(t, c, last, len(s.types)-1, "id"); got != s.toolUseID {
+				t.Errorf("step %d: tool_use id %q, want %q", i, got, s.toolUseID)
+			}
+		}
+	}
+	sig := field(t, c, 9, 0, "signature")
+	data := field(t, c, 9, 1, "data")
+	want := `{"role":"assistant","content":[{"type":"thinking","thinking":"","signature":"` + sig +
+		`"},{"type":"redacted_thinking","data":"` + data + `"},{"type":"text","text":"a answer 5."}]}`
+	if string(c.Messages[9]) != want {
+		t.Errorf("last message\n got %s\nwant %s", c.Messages[9], want)
+	}
+	wantTool := `{"role":"user","content":[{"tool_use_id":"toolu_a_3","type":"tool_result","content":"a","is_error":false}]}`
+	if string(c.Messages[6]) != wantTool {
+		t.Errorf("tool result\n got %s\nwant %s", c.Messages[6], wantTool)
+	}
+	for _, r := range up.Requests() {
+		if r.Status != http.StatusOK {
+			t.Errorf("request answered %d: %s", r.Status, r.ErrorMessage)
+		}
+	}
+}
+
+func TestStrictReplaysDisplayedThinkingUnescaped(t *testing.T) {
+	for _, stream := range []bool{true, false} {
+		t.Run(fmt.Sprint("stream=", stream), func(t *testing.T) {
+			up := newUpstream(t, "a", Strict)
+			c := NewConversation(up.URL(), "session-1")
+			c.ShowThinking, c.Stream = true, stream
+			turn := must(t)(c.Say("hi"))
+			sig := field(t, c, 1, 0, "signature")
+			want := `{"role":"assistant","content":[{"type":"thinking","thinking":"a thinks #1: \"plan\" <b>é😀\nstep 2","signature":"` +
+				sig + `"},{"type":"text","text":"a answer 1."}]}`
+			if string(turn.Message) != want || string(c.Messages[1]) != want {
+				t.Errorf("message\n got %s\nwant %s", turn.Message, want)
+			}
+			if !bytes.Contains(turn.Body, []byte(`\u003cb`)) {
+				t.Errorf("the upstream did not HTML-escape: %s", turn.Body)
+			}
+			must(t)(c.Say("again"))
+		})
+	}
+}
+
+func TestConcurrentConversations(t *testing.T) {
+	up := newUpstream(t, "a", Strict)
+	errs := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			c := NewConversation(up.URL(), fmt.Sprint("session-", g))
+			for _, step := range []func() (*Turn, error){
+				func() (*Turn, error) { return c.Say("go [tool] [redacted]") },
+				func() (*Turn, error) { return c.ToolResult("more [tool]") },
+				func() (*Turn, error) { return c.ToolResult("done") },
+				func() (*Turn, error) { return c.Say("bye") },
+			} {
+				turn, err := step()
+				if err == nil && turn.Status != http.StatusOK {
+					err = fmt.Errorf("session-%d: %d %s", g, turn.Status, turn.ErrorMessage)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	if got := len(up.Requests()); got != 16 {
+		t.Errorf("%d requests, want 16", got)
+	}
+	if !strings.HasPrefix(up.Requests()[15].Path, "/v1/messages") {
+		t.Errorf("path %q", up.Requests()[15].Path)
+	}
+}
