@@ -1,0 +1,183 @@
+package llmthinking
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+)
+
+// newTestHandler provisions a handler outside Caddy, with its own registry.
+func newTestHandler(tb testing.TB, backend string) *Handler {
+	tb.Helper()
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	tb.Cleanup(cancel)
+	h := &Handler{Backend: backend, Registry: tb.Name()}
+	if err := h.Provision(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	if err := h.Validate(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { h.Cleanup() })
+	return h
+}
+
+// request builds a Messages request carrying Caddy's replacer.
+func request(body string) *http.Request {
+	r := httptest.NewRequest("POST", "/v1/messages?beta=true", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("X-Claude-Code-Session-Id", "s1")
+	return r.WithContext(context.WithValue(r.Context(), caddy.ReplacerCtxKey, caddy.NewReplacer()))
+}
+
+// A stream with one signed thinking block, as Anthropic sends it.
+const sseReply = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"content\":[]}}\n\n" +
+	"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}}\n\n" +
+	"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"plan \\u003cb\\u003e\"}}\n\n" +
+	"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"c2ln\"}}\n\n" +
+	"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
+	"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+
+func sseUpstream(w http.ResponseWriter, r *http.Request) error {
+	io.Copy(io.Discard, r.Body)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	for _, event := range strings.SplitAfter(sseReply, "\n\n") {
+		io.WriteString(w, event)
+	}
+	return nil
+}
+
+func TestServeHTTPLearnsFromTheStream(t *testing.T) {
+	h := newTestHandler(t, "anthropic")
+	w := httptest.NewRecorder()
+	if err := h.ServeHTTP(w, request(`{"messages":[{"role":"user","content":"hi"}],"stream":true}`), caddyhttp.HandlerFunc(sseUpstream)); err != nil {
+		t.Fatal(err)
+	}
+	if w.Body.String() != sseReply {
+		t.Fatalf("client got a different stream:\n%q", w.Body.String())
+	}
+	origin, ok := h.reg.Origin(registry.ThinkingKey([]byte("plan <b>"), []byte("c2ln")))
+	if !ok || origin != "anthropic" {
+		t.Fatalf("block origin = %q, %v; want anthropic", origin, ok)
+	}
+}
+
+func TestServeHTTPPassesOtherRequestsUntouched(t *testing.T) {
+	h := newTestHandler(t, "anthropic")
+	r := httptest.NewRequest("POST", "/v1/models", strings.NewReader("not json"))
+	var got *http.Request
+	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error { got = r; return nil })
+	if err := h.ServeHTTP(httptest.NewRecorder(), r, next); err != nil {
+		t.Fatal(err)
+	}
+	if got != r {
+		t.Fatal("a request to another endpoint was replaced")
+	}
+}
+
+func TestServeHTTPNeverSwallowsErrAbortHandler(t *testing.T) {
+	h := newTestHandler(t, "anthropic")
+	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, sseReply[:100])
+		panic(http.ErrAbortHandler)
+	})
+	defer func() {
+		if v := recover(); v != http.ErrAbortHandler {
+			t.Fatalf("panic = %v, want http.ErrAbortHandler to propagate", v)
+		}
+		if s := h.reg.Stats(); s.Blocks != 0 {
+			t.Fatalf("an aborted stream registered %d blocks", s.Blocks)
+		}
+	}()
+	h.ServeHTTP(httptest.NewRecorder(), request(`{"messages":[],"stream":true}`), next)
+}
+
+// headerLog records every WriteHeader call and flush.
+type headerLog struct {
+	*httptest.ResponseRecorder
+	statuses []int
+}
+
+func (l *headerLog) WriteHeader(code int) {
+	l.statuses = append(l.statuses, code)
+	l.ResponseRecorder.WriteHeader(code)
+}
+
+func TestObserverPassesThroughAndFlushes(t *testing.T) {
+	h := newTestHandler(t, "anthropic")
+	under := &headerLog{ResponseRecorder: httptest.NewRecorder()}
+	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		w.Header().Set("Link", "</style.css>; rel=preload")
+		w.WriteHeader(http.StatusEarlyHints)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, sseReply)
+		rc := http.NewResponseController(w)
+		if err := rc.Flush(); err != nil {
+			return err
+		}
+		if w.(interface{ Unwrap() http.ResponseWriter }).Unwrap() != under {
+			return fmt.Errorf("Unwrap does not return the wrapped writer")
+		}
+		return nil
+	})
+	if err := h.ServeHTTP(under, request(`{"messages":[],"stream":true}`), next); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(under.statuses) != "[103 200]" {
+		t.Fatalf("statuses written = %v, want [103 200]", under.statuses)
+	}
+	if !under.Flushed {
+		t.Fatal("Flush did not reach the client writer")
+	}
+	if _, ok := h.reg.Origin(registry.ThinkingKey([]byte("plan <b>"), []byte("c2ln"))); !ok {
+		t.Fatal("block not registered after an informational status")
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		h    Handler
+		want string
+	}{
+		{"no backend", Handler{Mode: ModeStrip}, "backend is required"},
+		{"bad mode", Handler{Backend: "a", Mode: "erase"}, `unknown mode "erase"`},
+		{"negative max_blocks", Handler{Backend: "a", Mode: ModeStrip, MaxBlocks: -1}, "max_blocks"},
+		{"negative orphan_ttl", Handler{Backend: "a", Mode: ModeStrip, OrphanTTL: -1}, "orphan_ttl"},
+		{"negative max_body_size", Handler{Backend: "a", Mode: ModeStrip, MaxBodySize: -1}, "max_body_size"},
+	}
+	for _, tt := range tests {
+		if err := tt.h.Validate(); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestAcceptsGzip(t *testing.T) {
+	tests := map[string]bool{
+		"gzip, deflate, br, zstd": true,
+		"br;q=1.0, gzip;q=0.8":    true,
+		"GZIP":                    true,
+		"gzip;q=0":                false,
+		"br, zstd":                false,
+		"":                        false,
+		"identity":                false,
+	}
+	for accept, want := range tests {
+		if got := acceptsGzip(accept); got != want {
+			t.Errorf("acceptsGzip(%q) = %v, want %v", accept, got, want)
+		}
+	}
+}
