@@ -9,20 +9,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"text/template"
 	"time"
 
-	"github.com/caddyserver/caddy/v2"
-	_ "github.com/caddyserver/caddy/v2/modules/standard"
-
-	llmthinking "github.com/caddy-llm-thinking/caddy-llm-thinking"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/gatewaytest"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 )
@@ -30,51 +24,29 @@ import (
 // adminAddr is Caddy's admin endpoint for the tests.
 const adminAddr = "localhost:2999"
 
-// adminClient talks to the admin endpoint on a fresh connection each time.
-var adminClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
-
-// gatewayPort is where the site under test listens; chosen once per run.
-var gatewayPort int
+// server is the Caddy all tests share.
+var server *gatewaytest.Caddy
 
 func TestMain(m *testing.M) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	var err error
+	if server, err = gatewaytest.Start(adminAddr); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	gatewayPort = l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	// The same admin config as every test Caddyfile, so that loads never
-	// restart the admin server.
-	boot := fmt.Sprintf(`{"admin":{"listen":%q,"config":{"persist":false}},"logging":{"logs":{"default":{"level":"ERROR"}}}}`, adminAddr)
-	if err := caddy.Load([]byte(boot), true); err != nil {
-		fmt.Fprintln(os.Stderr, "starting caddy:", err)
-		os.Exit(1)
-	}
 	code := m.Run()
-	caddy.Stop()
+	server.Stop()
 	os.Exit(code)
 }
 
-// gateway is one test's view of the running Caddy: the upstreams it routes
-// to by name and the Caddyfile it loads.
+// gateway is one test's view of the running Caddy: its upstreams by name and
+// the site config it loads.
 type gateway struct {
+	gatewaytest.Site
 	t         *testing.T
 	upstreams map[string]*llmtest.Upstream
-	logFile   string
-	// transport serves this test's clients. A reload gracefully closes the
-	// idle connections of the old server, so load drops them on this side
-	// too rather than racing the close.
-	transport retryingTransport
-	// Handler holds the llm_thinking block's subdirectives; empty means the
-	// site has no llm_thinking at all (plain reverse_proxy).
-	Handler string
-	// Routing picks the upstream: "vars" (a `vars llm_backend` line that a
-	// reload changes) or "header" (the X-Backend request header).
-	Routing string
-	Active  string
-	// Extra holds more directives for the site block.
-	Extra string
+	// transport serves this test's clients. load drops its idle
+	// connections, which the reload closes on the server side.
+	transport gatewaytest.Transport
 }
 
 // newGateway starts the named mock upstreams and loads a config routing to
@@ -85,11 +57,13 @@ func newGateway(t *testing.T, flavors map[string]llmtest.Flavor, active string, 
 	g := &gateway{
 		t:         t,
 		upstreams: make(map[string]*llmtest.Upstream),
-		logFile:   filepath.Join(t.TempDir(), "caddy.log"),
-		transport: retryingTransport{&http.Transport{}},
-		Handler:   "backend {vars.llm_backend}\nregistry " + registryName(t),
-		Routing:   "vars",
-		Active:    active,
+		transport: gatewaytest.NewTransport(),
+		Site: gatewaytest.Site{
+			Upstreams: make(map[string]string),
+			Handler:   "backend {vars.llm_backend}\nregistry " + registryName(t),
+			Active:    active,
+			LogFile:   filepath.Join(t.TempDir(), "caddy.log"),
+		},
 	}
 	t.Cleanup(g.transport.CloseIdleConnections)
 	t.Cleanup(g.checkLogClean)
@@ -97,6 +71,7 @@ func newGateway(t *testing.T, flavors map[string]llmtest.Flavor, active string, 
 		u := llmtest.NewUpstream(name, f)
 		t.Cleanup(u.Close)
 		g.upstreams[name] = u
+		g.Upstreams[name] = u.HostPort()
 	}
 	for _, o := range options {
 		o(g)
@@ -108,7 +83,7 @@ func newGateway(t *testing.T, flavors map[string]llmtest.Flavor, active string, 
 // byHeader routes by the X-Backend request header, which the backend
 // placeholder reads too: one config serves both backends, no reload needed.
 func byHeader(g *gateway) {
-	g.Routing = "header"
+	g.ByHeader = true
 	g.Handler = "backend {http.request.header.X-Backend}\nregistry " + registryName(g.t)
 }
 
@@ -124,69 +99,12 @@ func registryName(t *testing.T) string {
 	return strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())
 }
 
-var caddyfileTemplate = template.Must(template.New("caddyfile").Parse(`{
-	admin {{.Admin}}
-	persist_config off
-	auto_https off
-	log {
-		output file {{.LogFile}}
-		level DEBUG
-		# As in Caddyfile.example: Caddy redacts Authorization in its logs,
-		# not the x-api-key header that reverse_proxy's debug log shows.
-		format filter {
-			wrap json
-			request>headers>X-Api-Key delete
-		}
-	}
-}
-
-http://127.0.0.1:{{.Port}} {
-{{- if eq .Routing "vars"}}
-	vars llm_backend {{.Active}}
-{{- end}}
-{{- if .Handler}}
-	llm_thinking {
-		{{.Handler}}
-	}
-{{- end}}
-{{- if .Extra}}
-	{{.Extra}}
-{{- end}}
-{{- range $name, $u := .Upstreams}}
-{{- if eq $.Routing "vars"}}
-	@{{$name}} vars llm_backend {{$name}}
-{{- else}}
-	@{{$name}} header X-Backend {{$name}}
-{{- end}}
-	reverse_proxy @{{$name}} {{$u.HostPort}}
-{{- end}}
-}
-`))
-
-// caddyfile renders the gateway's current config.
-func (g *gateway) caddyfile() string {
-	var b strings.Builder
-	err := caddyfileTemplate.Execute(&b, map[string]any{
-		"Admin": adminAddr, "LogFile": g.logFile, "Port": gatewayPort,
-		"Routing": g.Routing, "Active": g.Active, "Handler": g.Handler, "Extra": g.Extra, "Upstreams": g.upstreams,
-	})
-	if err != nil {
-		g.t.Fatal(err)
-	}
-	return b.String()
-}
-
 // load posts the current config to the admin API, as `caddy reload` does.
 func (g *gateway) load() {
 	g.t.Helper()
-	resp, err := adminClient.Post("http://"+adminAddr+"/load", "text/caddyfile", strings.NewReader(g.caddyfile()))
-	if err != nil {
-		g.t.Fatalf("POST /load: %v", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(resp.Body)
-		g.t.Fatalf("POST /load: %s: %s\n%s", resp.Status, body, g.caddyfile())
+	if err := server.Load(g.Site); err != nil {
+		cf, _ := server.Caddyfile(g.Site)
+		g.t.Fatalf("%v\n%s", err, cf)
 	}
 	g.transport.CloseIdleConnections()
 }
@@ -199,7 +117,7 @@ func (g *gateway) use(backend string) {
 }
 
 // url is the gateway's base URL for clients.
-func (g *gateway) url() string { return fmt.Sprintf("http://127.0.0.1:%d", gatewayPort) }
+func (g *gateway) url() string { return server.URL() }
 
 // conversation starts a Claude-Code-like conversation through the gateway.
 func (g *gateway) conversation(session string) *llmtest.Conversation {
@@ -211,16 +129,11 @@ func (g *gateway) conversation(session string) *llmtest.Conversation {
 // stats reads this test's registry statistics from the admin endpoint.
 func (g *gateway) stats() registry.Stats {
 	g.t.Helper()
-	resp, err := adminClient.Get("http://" + adminAddr + "/llm_thinking/stats")
+	all, err := server.Stats()
 	if err != nil {
 		g.t.Fatalf("GET /llm_thinking/stats: %v", err)
 	}
-	defer resp.Body.Close()
-	var got llmthinking.StatsResponse
-	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
-		g.t.Fatalf("decoding stats: %v", err)
-	}
-	return got.Registries[registryName(g.t)]
+	return all[registryName(g.t)]
 }
 
 // logEvents returns the gateway's log entries with the given message.
@@ -252,7 +165,7 @@ func (g *gateway) checkLogClean() {
 }
 
 func (g *gateway) logBytes() []byte {
-	b, err := os.ReadFile(g.logFile)
+	b, err := os.ReadFile(g.LogFile)
 	if err != nil && !os.IsNotExist(err) {
 		g.t.Fatalf("reading caddy log: %v", err)
 	}
