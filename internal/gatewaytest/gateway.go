@@ -24,9 +24,13 @@ import (
 
 // Caddy is a Caddy instance running in this process.
 type Caddy struct {
-	admin  string
-	port   int
-	client *http.Client // for the admin API: a fresh connection each call
+	admin string
+	port  int
+	// client talks to the admin API on a fresh connection each call, and
+	// retries a dropped one: Caddy replaces its admin server on every load,
+	// and a connection can land on the old one as it closes. Posting the same
+	// config twice is harmless.
+	client *http.Client
 }
 
 // Start boots Caddy with only its admin endpoint, on admin (host:port, or a
@@ -53,7 +57,7 @@ func Start(admin string) (*Caddy, error) {
 	return &Caddy{
 		admin:  admin,
 		port:   port,
-		client: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second},
+		client: &http.Client{Transport: Transport{&http.Transport{DisableKeepAlives: true}}, Timeout: 10 * time.Second},
 	}, nil
 }
 
