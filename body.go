@@ -1,10 +1,13 @@
 package llmthinking
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
+	"sync/atomic"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
@@ -12,30 +15,106 @@ import (
 // errBodyTooLarge reports a request body over max_body_size.
 var errBodyTooLarge = errors.New("request body exceeds max_body_size")
 
+// maxPooledBody bounds the buffers kept for reuse: a rare huge request
+// should not pin its buffer in the pool.
+const maxPooledBody = 4 << 20
+
+// bodyBuffers recycles request body buffers. Long Claude Code sessions
+// send hundreds of KiB on every request; allocating that anew each time
+// costs more garbage collection than the whole rewrite.
+var bodyBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// body is a request body read into a recycled buffer. The buffer goes back
+// to the pool only when the handler is done with it and every reader of it
+// has been closed: an HTTP transport may go on reading a body after the
+// round trip returned (an upstream that answers early), and may open new
+// readers through GetBody to retry. A reader that is never closed just
+// leaves its buffer to the garbage collector.
+type body struct {
+	buf  *[]byte
+	refs atomic.Int32
+}
+
 // readBody reads the whole request body, refusing more than limit bytes.
-func readBody(r *http.Request, limit int64) ([]byte, error) {
+// The caller owns one reference and must call release.
+func readBody(r *http.Request, limit int64) (*body, error) {
 	if r.ContentLength > limit {
 		return nil, errBodyTooLarge
 	}
+	b := &body{buf: bodyBuffers.Get().(*[]byte)}
+	b.refs.Store(1)
 	if r.Body == nil || r.Body == http.NoBody {
-		return nil, nil
+		*b.buf = (*b.buf)[:0]
+		return b, nil
 	}
 	defer r.Body.Close()
+	var err error
 	if r.ContentLength >= 0 {
-		body := make([]byte, r.ContentLength)
-		if _, err := io.ReadFull(r.Body, body); err != nil {
-			return nil, fmt.Errorf("reading request body: %w", err)
+		*b.buf = grow(*b.buf, int(r.ContentLength))
+		_, err = io.ReadFull(r.Body, *b.buf)
+	} else {
+		*b.buf, err = readAll(r.Body, (*b.buf)[:0], limit+1)
+		if err == nil && int64(len(*b.buf)) > limit {
+			err = errBodyTooLarge
 		}
-		return body, nil
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err != nil {
+		b.release()
+		if errors.Is(err, errBodyTooLarge) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("reading request body: %w", err)
 	}
-	if int64(len(body)) > limit {
-		return nil, errBodyTooLarge
+	return b, nil
+}
+
+// bytes returns the body. It is valid until the last release.
+func (b *body) bytes() []byte { return *b.buf }
+
+// release drops one reference; the last one recycles the buffer.
+func (b *body) release() {
+	if b.refs.Add(-1) != 0 {
+		return
 	}
-	return body, nil
+	if cap(*b.buf) <= maxPooledBody {
+		*b.buf = (*b.buf)[:0]
+		bodyBuffers.Put(b.buf)
+	}
+}
+
+// reader returns a new reader of the body that holds a reference until it
+// is closed.
+func (b *body) reader() io.ReadCloser {
+	b.refs.Add(1)
+	return &bodyReader{Reader: bytes.NewReader(*b.buf), owner: b}
+}
+
+type bodyReader struct {
+	*bytes.Reader
+	owner  *body
+	closed atomic.Bool
+}
+
+func (r *bodyReader) Close() error {
+	if r.closed.CompareAndSwap(false, true) {
+		r.owner.release()
+	}
+	return nil
+}
+
+// grow returns buf resized to n bytes, reallocating only when too small.
+func grow(buf []byte, n int) []byte {
+	if cap(buf) < n {
+		return make([]byte, n)
+	}
+	return buf[:n]
+}
+
+// readAll appends r to buf, reading at most limit bytes.
+func readAll(r io.Reader, buf []byte, limit int64) ([]byte, error) {
+	w := bytes.NewBuffer(buf)
+	_, err := w.ReadFrom(io.LimitReader(r, limit))
+	return w.Bytes(), err
 }
 
 // tooLargeBody is the Anthropic error envelope for a 413, so clients show

@@ -168,12 +168,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return next.ServeHTTP(w, r)
 	}
 
-	body, err := readBody(r, h.MaxBodySize)
+	in, err := readBody(r, h.MaxBodySize)
 	if err != nil {
 		return h.refuseBody(w, err)
 	}
-	x := h.prepare(r, body, backend, ep)
-	x.apply(w, r, repl)
+	defer in.release()
+	x := h.prepare(r, in.bytes(), backend, ep)
+	x.apply(w, r, repl, in)
 	if ep != messagesEndpoint || !x.observe {
 		return next.ServeHTTP(w, r)
 	}

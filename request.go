@@ -81,6 +81,7 @@ func (h *Handler) prepare(r *http.Request, body []byte, backend string, ep endpo
 		h.logger.Debug("thinking.passthrough", zap.String("reason", "body is not a Messages request"), zap.Error(err))
 		return x
 	}
+	defer req.Release()
 	x.stream = req.Stream()
 	x.conversation = conversationID(r.Header, req.UserID)
 
@@ -165,16 +166,20 @@ const (
 // blocks were removed or converted.
 const WarningHeader = "X-LLM-Thinking-Warning"
 
-// apply puts the decided body on the request and publishes the outcome in
-// placeholders and the warning header.
-func (x exchange) apply(w http.ResponseWriter, r *http.Request, repl *caddy.Replacer) {
-	body := x.body
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	r.ContentLength = int64(len(body))
+// apply puts the decided body on the request (the original, unchanged, is
+// read from in) and publishes the outcome in placeholders and the warning
+// header.
+func (x exchange) apply(w http.ResponseWriter, r *http.Request, repl *caddy.Replacer, in *body) {
 	if x.changed {
-		r.Header.Set("Content-Length", strconv.Itoa(len(body)))
+		out := x.body
+		r.Body = io.NopCloser(bytes.NewReader(out))
+		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(out)), nil }
+		r.Header.Set("Content-Length", strconv.Itoa(len(out)))
+	} else {
+		r.Body = in.reader()
+		r.GetBody = func() (io.ReadCloser, error) { return in.reader(), nil }
 	}
+	r.ContentLength = int64(len(x.body))
 	repl.Set(placeholderKept, x.result.Kept)
 	repl.Set(placeholderStripped, x.result.Stripped)
 	repl.Set(placeholderConverted, x.result.Converted)

@@ -1,7 +1,6 @@
 package llmthinking
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -63,36 +62,79 @@ func TestUnreadable(t *testing.T) {
 }
 
 func TestReadBody(t *testing.T) {
-	body := strings.Repeat("x", 100)
-
-	r := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(body))
-	got, err := readBody(r, 100)
-	if err != nil || string(got) != body {
-		t.Fatalf("body within the limit: %q, %v", got, err)
+	content := strings.Repeat("x", 100)
+	read := func(r *http.Request, limit int64) (string, error) {
+		b, err := readBody(r, limit)
+		if err != nil {
+			return "", err
+		}
+		defer b.release()
+		return string(b.bytes()), nil
 	}
 
-	r = httptest.NewRequest("POST", "/v1/messages", strings.NewReader(body))
-	if _, err := readBody(r, 99); !errors.Is(err, errBodyTooLarge) {
+	got, err := read(httptest.NewRequest("POST", "/v1/messages", strings.NewReader(content)), 100)
+	if err != nil || got != content {
+		t.Fatalf("body within the limit: %q, %v", got, err)
+	}
+	if _, err := read(httptest.NewRequest("POST", "/v1/messages", strings.NewReader(content)), 99); !errors.Is(err, errBodyTooLarge) {
 		t.Fatalf("declared length over the limit: err = %v", err)
 	}
 
 	// A chunked body declares no length: the limit applies while reading.
-	r = httptest.NewRequest("POST", "/v1/messages", io.MultiReader(strings.NewReader(body)))
-	r.ContentLength = -1
-	if _, err := readBody(r, 99); !errors.Is(err, errBodyTooLarge) {
+	chunked := func() *http.Request {
+		r := httptest.NewRequest("POST", "/v1/messages", io.MultiReader(strings.NewReader(content)))
+		r.ContentLength = -1
+		return r
+	}
+	if _, err := read(chunked(), 99); !errors.Is(err, errBodyTooLarge) {
 		t.Fatalf("chunked body over the limit: err = %v", err)
 	}
-	r = httptest.NewRequest("POST", "/v1/messages", io.MultiReader(strings.NewReader(body)))
-	r.ContentLength = -1
-	if got, err := readBody(r, 100); err != nil || !bytes.Equal(got, []byte(body)) {
+	if got, err := read(chunked(), 100); err != nil || got != content {
 		t.Fatalf("chunked body within the limit: %q, %v", got, err)
 	}
 
 	// A client that stops sending early is an error, not a short body.
-	r = httptest.NewRequest("POST", "/v1/messages", strings.NewReader(body[:50]))
+	r := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(content[:50]))
 	r.ContentLength = 100
-	if _, err := readBody(r, 1000); err == nil || errors.Is(err, errBodyTooLarge) {
+	if _, err := read(r, 1000); err == nil || errors.Is(err, errBodyTooLarge) {
 		t.Fatalf("truncated body: err = %v", err)
+	}
+}
+
+// TestBodyBufferOutlivesTheHandler checks the reference counting that makes
+// recycling body buffers safe: a reader the transport has not closed yet
+// (an upstream that answered early) keeps the bytes, and so does one opened
+// through GetBody for a retry.
+func TestBodyBufferOutlivesTheHandler(t *testing.T) {
+	b, err := readBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader("original")), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := b.reader()
+	retry := b.reader()
+	first.Close()
+	first.Close() // a second Close must not release twice
+	b.release()   // the handler returns
+
+	// Reuse the pool hard: a prematurely recycled buffer would be
+	// overwritten here.
+	for range 100 {
+		other, err := readBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader("clobbered")), 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other.release()
+	}
+	got, err := io.ReadAll(retry)
+	if err != nil || string(got) != "original" {
+		t.Fatalf("retry read %q, %v; want the original body", got, err)
+	}
+	if n := b.refs.Load(); n != 1 {
+		t.Fatalf("references = %d, want 1 (the open retry reader)", n)
+	}
+	retry.Close()
+	if n := b.refs.Load(); n != 0 {
+		t.Fatalf("references = %d after every reader closed", n)
 	}
 }
 

@@ -3,6 +3,7 @@ package thinking
 import (
 	"bytes"
 	"errors"
+	"sync"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 )
@@ -121,26 +122,45 @@ type part struct {
 	members   int  // number of members in the block object
 }
 
+// requests recycles Requests: every Messages request is parsed, and their
+// slices would otherwise be garbage each time.
+var requests = sync.Pool{New: func() any { return new(Request) }}
+
 // Parse reads the structure of a Messages request body. It returns an error
 // wrapping ErrNotMessages, or a syntax error, when it cannot; the caller then
-// forwards the body untouched.
+// forwards the body untouched. Call Release when done with the Request.
 func Parse(body []byte) (*Request, error) {
-	r := &Request{body: body}
+	r := requests.Get().(*Request)
+	r.body = body
 	i := skipSpace(body, 0)
 	end, err := eachMember(body, i, r.topMember)
+	switch {
+	case err != nil && (i >= len(body) || body[i] != '{'):
+		err = ErrNotMessages
+	case err != nil:
+	case skipSpace(body, end) != len(body):
+		err = syntaxError(end, "end of input")
+	case !r.hasMember(messagesMember):
+		err = ErrNotMessages
+	}
 	if err != nil {
-		if i >= len(body) || body[i] != '{' {
-			return nil, ErrNotMessages
-		}
+		r.Release()
 		return nil, err
 	}
-	if skipSpace(body, end) != len(body) {
-		return nil, syntaxError(end, "end of input")
-	}
-	if !r.hasMember(messagesMember) {
-		return nil, ErrNotMessages
-	}
 	return r, nil
+}
+
+// Release gives the Request back for reuse. Neither it nor its Blocks may be
+// used afterwards; a body Rewrite returned stays valid.
+func (r *Request) Release() {
+	*r = Request{
+		members:  r.members[:0],
+		messages: r.messages[:0],
+		content:  r.content[:0],
+		blocks:   r.blocks[:0],
+		arena:    r.arena[:0],
+	}
+	requests.Put(r)
 }
 
 func (r *Request) hasMember(n memberName) bool {
@@ -176,11 +196,15 @@ func (r *Request) UserID() string {
 }
 
 // keyIs reports whether the key literal k names name. Keys with escapes are
-// decoded first, since "\u0074ype" is "type" to the upstream too.
+// decoded first, since "\u0074ype" is "type" to the upstream too. Names hold
+// no escapes, so only a longer key can be an escaped spelling of one.
 func keyIs(k []byte, name string) bool {
 	inner := k[1 : len(k)-1]
-	if bytes.IndexByte(inner, '\\') < 0 {
+	switch {
+	case len(inner) == len(name):
 		return string(inner) == name
+	case len(inner) < len(name) || bytes.IndexByte(inner, '\\') < 0:
+		return false
 	}
 	var buf [32]byte
 	v, ok := jsonstr.AppendContent(buf[:0], inner)

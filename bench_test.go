@@ -1,0 +1,179 @@
+package llmthinking
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
+)
+
+// discard is a ResponseWriter that keeps nothing, so benchmarks measure the
+// handler, not a recorder.
+type discard struct{ header http.Header }
+
+func (d *discard) Header() http.Header         { return d.header }
+func (d *discard) Write(p []byte) (int, error) { return len(p), nil }
+func (d *discard) WriteHeader(int)             {}
+
+// quietHandler is a handler logging as production does: info level, here
+// into io.Discard.
+func quietHandler(b *testing.B) *Handler {
+	h := newTestHandler(b, "anthropic")
+	enc := zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig())
+	h.logger = zap.New(zapcore.NewCore(enc, zapcore.AddSync(io.Discard), zap.InfoLevel))
+	return h
+}
+
+// longSession is the captured --continue request grown to size bytes.
+func longSession(b *testing.B, size int) []byte {
+	b.Helper()
+	raw, err := os.ReadFile("testdata/claude-code-2.1.328/capture-3-continue-replays-thinking.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, raw); err != nil {
+		b.Fatal(err)
+	}
+	body, err := llmtest.GrowHistory(compact.Bytes(), size)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return body
+}
+
+// benchRequest builds a request for body, as Caddy hands it to the handler.
+func benchRequest(body []byte) *http.Request {
+	r, _ := http.NewRequest("POST", "/v1/messages?beta=true", bytes.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("X-Claude-Code-Session-Id", "bench")
+	return r.WithContext(context.WithValue(r.Context(), caddy.ReplacerCtxKey, caddy.NewReplacer()))
+}
+
+// drain reads and closes the request body, as reverse_proxy's transport
+// does when it sends the request upstream.
+var drain = caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+	_, err := io.Copy(io.Discard, r.Body)
+	r.Body.Close()
+	return err
+})
+
+// benchmarkRequest serves body again and again, its blocks known as
+// produced by origin; the target is "anthropic".
+func benchmarkRequest(b *testing.B, size int, origin string) {
+	body := longSession(b, size)
+	h := quietHandler(b)
+	req, err := thinking.Parse(body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, k := range blockKeys(req.Blocks()) {
+		h.reg.Observe("bench", origin, k)
+	}
+	w := &discard{header: http.Header{}}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := h.ServeHTTP(w, benchRequest(body), drain); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPassThrough256KiB is the baseline: the same request and drain,
+// without llm_thinking. Subtract it from the benchmarks below.
+func BenchmarkPassThrough256KiB(b *testing.B) {
+	body := longSession(b, 256<<10)
+	w := &discard{header: http.Header{}}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := drain.ServeHTTP(w, benchRequest(body)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkServeHTTP256KiBNothingToChange is the steady state of a long
+// session: every replayed block belongs to the target.
+func BenchmarkServeHTTP256KiBNothingToChange(b *testing.B) { benchmarkRequest(b, 256<<10, "anthropic") }
+
+// BenchmarkServeHTTP256KiBAfterSwitch strips every block: they came from
+// another backend.
+func BenchmarkServeHTTP256KiBAfterSwitch(b *testing.B) { benchmarkRequest(b, 256<<10, "glm") }
+
+// BenchmarkServeHTTP1MiBNothingToChange is a very long session.
+func BenchmarkServeHTTP1MiBNothingToChange(b *testing.B) { benchmarkRequest(b, 1<<20, "anthropic") }
+
+// sseEvents is a realistic reply: a thinking block in 40 deltas with its
+// signature, a text block in 400 deltas, framed as the API frames them.
+func sseEvents() [][]byte {
+	ev := func(name, data string) []byte { return []byte("event: " + name + "\ndata: " + data + "\n\n") }
+	events := [][]byte{
+		ev("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1}}}`),
+		ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`),
+	}
+	for range 40 {
+		events = append(events, ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Let me think about \"this\" step\nby step. "}}`))
+	}
+	events = append(events,
+		ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"`+strings.Repeat("EqQBCkgIARABGAIiQL", 20)+`"}}`),
+		ev("content_block_stop", `{"type":"content_block_stop","index":0}`),
+		ev("content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}`))
+	for range 400 {
+		events = append(events, ev("content_block_delta", `{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Here is some more of the answer, "}}`))
+	}
+	return append(events,
+		ev("content_block_stop", `{"type":"content_block_stop","index":1}`),
+		ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":500}}`),
+		ev("message_stop", `{"type":"message_stop"}`))
+}
+
+// benchmarkStream writes the reply event by event through next, as
+// reverse_proxy does, and reports the cost per event.
+func benchmarkStream(b *testing.B, serve func(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error) {
+	events := sseEvents()
+	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		for _, e := range events {
+			if _, err := w.Write(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	body := []byte(`{"messages":[{"role":"user","content":"hi"}],"stream":true,"thinking":{"type":"enabled","budget_tokens":2000}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		w := &discard{header: http.Header{}}
+		if err := serve(w, benchRequest(body), next); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/event")
+}
+
+// BenchmarkPassThroughSSE is the baseline for BenchmarkObserveSSE.
+func BenchmarkPassThroughSSE(b *testing.B) {
+	benchmarkStream(b, func(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+		return next.ServeHTTP(w, r)
+	})
+}
+
+// BenchmarkObserveSSE streams a reply through the handler.
+func BenchmarkObserveSSE(b *testing.B) {
+	benchmarkStream(b, quietHandler(b).ServeHTTP)
+}
