@@ -11,6 +11,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+	zapobserver "go.uber.org/zap/zaptest/observer"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 )
@@ -179,5 +181,29 @@ func TestAcceptsGzip(t *testing.T) {
 		if got := acceptsGzip(accept); got != want {
 			t.Errorf("acceptsGzip(%q) = %v, want %v", accept, got, want)
 		}
+	}
+}
+
+func TestUnreadableEncodingPassesUntouched(t *testing.T) {
+	h := newTestHandler(t, "anthropic")
+	core, logs := zapobserver.New(zap.InfoLevel)
+	h.logger = zap.New(core)
+	compressed := "\x1b\x0b\x00\xf8\xa5\x40\x42not really brotli, never decoded"
+	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Encoding", "br")
+		io.WriteString(w, compressed)
+		return nil
+	})
+	w := httptest.NewRecorder()
+	if err := h.ServeHTTP(w, request(`{"messages":[{"role":"user","content":"hi"}]}`), next); err != nil {
+		t.Fatal(err)
+	}
+	if w.Body.String() != compressed {
+		t.Fatalf("client got %q", w.Body.String())
+	}
+	warned := logs.FilterMessage("thinking.unobserved_response").FilterField(zap.String("content_encoding", "br"))
+	if warned.Len() != 1 {
+		t.Fatalf("warnings = %v, want one unobserved_response naming br", logs.All())
 	}
 }

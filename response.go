@@ -81,17 +81,20 @@ func (o *observer) start(status int) {
 	hdr := o.Header()
 	mediaType, _, _ := mime.ParseMediaType(hdr.Get("Content-Type"))
 	encoding := strings.ToLower(strings.TrimSpace(hdr.Get("Content-Encoding")))
+	identity := encoding == "" || encoding == "identity"
 	switch {
-	case mediaType == "text/event-stream" && (encoding == "" || encoding == "identity"):
+	case mediaType == "text/event-stream" && identity:
 		o.sse = streaming.NewSSE(o.register)
-	case mediaType == "application/json":
+	case mediaType == "application/json" && (identity || encoding == "gzip" || encoding == "x-gzip"):
 		o.json = streaming.NewJSON(o.h.MaxBodySize, encoding)
 		if n, err := strconv.ParseInt(hdr.Get("Content-Length"), 10, 64); err == nil {
 			o.remaining = n
 		}
-	case mediaType == "text/event-stream":
+	case mediaType == "text/event-stream" || mediaType == "application/json":
+		// Only an upstream that ignored the narrowed Accept-Encoding gets here.
 		o.h.logger.Warn("thinking.unobserved_response",
-			zap.String("reason", "stream is encoded"), zap.String("content_encoding", encoding), zap.String("backend", o.backend))
+			zap.String("reason", "response is in an encoding llm_thinking cannot read"),
+			zap.String("content_encoding", encoding), zap.String("backend", o.backend))
 	}
 }
 
