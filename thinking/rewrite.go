@@ -222,9 +222,15 @@ func memberWithComma(b []byte, m span) span {
 // first, and the index of the loop's first assistant message, or -1 when
 // the request does not end in a tool loop. The API treats a tool loop as one
 // assistant turn: assistant messages joined by user messages that carry
-// tool results, back to the last user message that carries none.
+// tool results, back to the last user message that carries none. Messages
+// of other roles (Claude Code appends a "system" one for some models) are
+// passed over: seeing a loop that the API would not costs one unneeded
+// repair, missing one costs a 400.
 func (r *Request) finalTurn() ([]int, int) {
 	last := len(r.messages) - 1
+	for last >= 0 && r.messages[last].role == otherRole {
+		last--
+	}
 	if last < 0 || r.messages[last].role != userRole || !r.messages[last].hasToolResult {
 		return nil, -1
 	}

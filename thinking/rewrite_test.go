@@ -117,6 +117,13 @@ func TestRewrite(t *testing.T) {
 			res:     Result{Stripped: 1, DroppedThinkingConfig: true},
 		},
 		{
+			name:    "a trailing system message does not hide the tool loop",
+			in:      obj(messages(user("do it"), assistant(th("", "glm"), toolUse("t1")), toolResult("t1"), `{"role":"system","content":[{"type":"text","text":"env"}]}`), enabled),
+			actions: []Action{Strip},
+			want:    obj(messages(user("do it"), assistant(toolUse("t1")), toolResult("t1"), `{"role":"system","content":[{"type":"text","text":"env"}]}`)),
+			res:     Result{Stripped: 1, DroppedThinkingConfig: true},
+		},
+		{
 			name:    "the rest of the loop's thinking goes with the config",
 			in:      obj(messages(user("do it"), assistant(th("", "glm"), toolUse("t1")), toolResult("t1"), assistant(th("", "own"), toolUse("t2")), toolResult("t2")), enabled),
 			actions: []Action{Strip, Keep},

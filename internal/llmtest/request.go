@@ -101,13 +101,26 @@ func (r *request) thinkingOn() bool {
 	return r.thinkingType == "enabled" || r.thinkingType == "adaptive"
 }
 
-// scriptText is the text of the last message that scripts the reply: its
-// string content, its text blocks and its tool results.
+// lastTurnMessage returns the index of the last user or assistant message,
+// or -1. Claude Code appends a "system" message for some models; it is not
+// part of the conversation's turns.
+func lastTurnMessage(msgs []message) int {
+	i := len(msgs) - 1
+	for i >= 0 && msgs[i].role != "user" && msgs[i].role != "assistant" {
+		i--
+	}
+	return i
+}
+
+// scriptText is the text of the last user or assistant message, which
+// scripts the reply: its string content, its text blocks and its tool
+// results.
 func (r *request) scriptText() string {
-	if len(r.messages) == 0 {
+	i := lastTurnMessage(r.messages)
+	if i < 0 {
 		return ""
 	}
-	last := r.messages[len(r.messages)-1]
+	last := r.messages[i]
 	if last.isString {
 		return last.text
 	}

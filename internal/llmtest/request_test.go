@@ -11,6 +11,7 @@ func TestScriptText(t *testing.T) {
 		{"tool_result string", `{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"[redacted]"}]}]}`, "[redacted]\n"},
 		{"tool_result blocks", `{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"[tool]"},{"type":"image"}]}]}]}`, "[tool]\n"},
 		{"only the last message", `{"messages":[{"role":"user","content":"[tool]"},{"role":"assistant","content":"ok"}]}`, "ok"},
+		{"a trailing system message is not a turn", `{"messages":[{"role":"user","content":"x [tool]"},{"role":"system","content":"env"}]}`, "x [tool]"},
 		{"no messages", `{"messages":[]}`, ""},
 	}
 	for _, tt := range tests {

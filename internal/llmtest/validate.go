@@ -84,22 +84,26 @@ func (u *Upstream) blockRule(req *request) string {
 
 // finalTurn returns the indices, in order, of the assistant messages of the
 // final turn: a whole tool-use loop counts as one turn. It is empty unless
-// the request ends in a tool result or an assistant message.
+// the request ends in a tool result or an assistant message. Messages of
+// other roles (a trailing "system" one) are passed over, the stricter of the
+// readings the live API could have.
 func finalTurn(msgs []message) []int {
-	if len(msgs) == 0 {
+	end := lastTurnMessage(msgs)
+	if end < 0 {
 		return nil
 	}
-	last := msgs[len(msgs)-1]
+	last := msgs[end]
 	if last.role != "assistant" && !(last.role == "user" && last.hasToolResult()) {
 		return nil
 	}
 	var turn []int
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m := msgs[i]
-		if m.role == "assistant" {
+walk:
+	for i := end; i >= 0; i-- {
+		switch m := msgs[i]; {
+		case m.role == "assistant":
 			turn = append(turn, i)
-		} else if m.role != "user" || !m.hasToolResult() {
-			break
+		case m.role == "user" && !m.hasToolResult():
+			break walk
 		}
 	}
 	slices.Reverse(turn)
@@ -111,7 +115,7 @@ func finalTurnRule(req *request) string {
 	if len(turn) == 0 {
 		return ""
 	}
-	last := req.messages[len(req.messages)-1]
+	last := req.messages[lastTurnMessage(req.messages)]
 	switch {
 	case req.thinkingType == "enabled" && last.role == "user":
 		i := turn[0]

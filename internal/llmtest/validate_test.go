@@ -190,6 +190,25 @@ var historyCases = []historyCase{
 		want: "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `text`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking",
 	},
 	{
+		name: "tool loop without leading thinking behind a trailing system message",
+		from: Strict,
+		self: true,
+		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
+			must(t)(c.Say("go [tool]"))
+			editContent(t, c, 1, without("thinking"))
+			ids, err := c.pendingToolUses()
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Messages = append(c.Messages,
+				json.RawMessage(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"`+ids[0]+`","content":"done"}]}`),
+				json.RawMessage(`{"role":"system","content":[{"type":"text","text":"env"}]}`))
+			c.BaseURL = dst.URL()
+			return c.Send()
+		},
+		want: "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking",
+	},
+	{
 		name: "thinking in the final turn while disabled",
 		from: Strict,
 		self: true,
