@@ -1,6 +1,9 @@
 package streaming
 
-import "github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+import (
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+)
 
 // Bounds on what one response can make an SSE hold. Past any of them the
 // observer gives up on the response rather than grow or guess.
@@ -36,8 +39,8 @@ func (s *SSE) event(data []byte) {
 	var typ, index, block, delta []byte
 	var buf [32]byte
 	it := members(data)
-	for k, v, ok := it.next(); ok; k, v, ok = it.next() {
-		switch string(name(k, &buf)) {
+	for k, v, ok := it.Item(); ok; k, v, ok = it.Item() {
+		switch string(jsonscan.Name(k, &buf)) {
 		case "type":
 			typ = v
 		case "index":
@@ -48,10 +51,10 @@ func (s *SSE) event(data []byte) {
 			block = v
 		}
 	}
-	if it.bad {
+	if it.Err() != nil {
 		return
 	}
-	switch string(name(typ, &buf)) {
+	switch string(jsonscan.Name(typ, &buf)) {
 	case "content_block_delta":
 		// Nearly every event, and most are for text or tool_use blocks,
 		// which are not followed.
@@ -105,8 +108,8 @@ func (s *SSE) start(index int, block []byte) {
 	var typ, text, sig, data []byte
 	var buf [32]byte
 	it := members(block)
-	for k, v, ok := it.next(); ok; k, v, ok = it.next() {
-		switch string(name(k, &buf)) {
+	for k, v, ok := it.Item(); ok; k, v, ok = it.Item() {
+		switch string(jsonscan.Name(k, &buf)) {
 		case "type":
 			typ = v
 		case "thinking":
@@ -117,11 +120,11 @@ func (s *SSE) start(index int, block []byte) {
 			data = v
 		}
 	}
-	if it.bad {
+	if it.Err() != nil {
 		return
 	}
 	var ok bool
-	switch string(name(typ, &buf)) {
+	switch string(jsonscan.Name(typ, &buf)) {
 	case "thinking":
 		b := s.openBlock(index, Thinking)
 		if b == nil {
@@ -160,8 +163,8 @@ func (s *SSE) delta(b *openBlock, delta []byte) {
 	var typ, text, sig []byte
 	var buf [32]byte
 	it := members(delta)
-	for k, v, ok := it.next(); ok; k, v, ok = it.next() {
-		switch string(name(k, &buf)) {
+	for k, v, ok := it.Item(); ok; k, v, ok = it.Item() {
+		switch string(jsonscan.Name(k, &buf)) {
 		case "type":
 			typ = v
 		case "thinking":
@@ -170,10 +173,10 @@ func (s *SSE) delta(b *openBlock, delta []byte) {
 			sig = v
 		}
 	}
-	if it.bad {
+	if it.Err() != nil {
 		return
 	}
-	switch string(name(typ, &buf)) {
+	switch string(jsonscan.Name(typ, &buf)) {
 	case "thinking_delta":
 		var ok bool
 		if s.scratch, ok = appendString(s.scratch[:0], text); !ok {

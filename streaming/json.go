@@ -10,6 +10,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 )
 
@@ -61,15 +62,15 @@ func (j *JSON) Blocks() ([]Block, error) {
 	var typ, content []byte
 	var buf [32]byte
 	it := members(body)
-	for k, v, ok := it.next(); ok; k, v, ok = it.next() {
-		switch string(name(k, &buf)) {
+	for k, v, ok := it.Item(); ok; k, v, ok = it.Item() {
+		switch string(jsonscan.Name(k, &buf)) {
 		case "type":
 			typ = v
 		case "content":
 			content = v
 		}
 	}
-	if it.bad || string(name(typ, &buf)) != "message" {
+	if it.Err() != nil || string(jsonscan.Name(typ, &buf)) != "message" {
 		return nil, errors.New("streaming: response body is not a message object")
 	}
 	return contentBlocks(content)
@@ -114,14 +115,14 @@ func contentBlocks(content []byte) ([]Block, error) {
 	var nameBuf [32]byte
 	elems := elements(content)
 	for index := 0; ; index++ {
-		_, v, ok := elems.next()
+		_, v, ok := elems.Item()
 		if !ok {
 			break
 		}
 		var typ, text, sig, data []byte
 		it := members(v)
-		for k, v, ok := it.next(); ok; k, v, ok = it.next() {
-			switch string(name(k, &nameBuf)) {
+		for k, v, ok := it.Item(); ok; k, v, ok = it.Item() {
+			switch string(jsonscan.Name(k, &nameBuf)) {
 			case "type":
 				typ = v
 			case "thinking":
@@ -132,12 +133,12 @@ func contentBlocks(content []byte) ([]Block, error) {
 				data = v
 			}
 		}
-		if it.bad {
+		if it.Err() != nil {
 			continue
 		}
 		var key registry.Key
 		var kind Kind
-		switch string(name(typ, &nameBuf)) {
+		switch string(jsonscan.Name(typ, &nameBuf)) {
 		case "thinking":
 			var okText, okSig bool
 			scratch, okText = appendString(scratch[:0], text)
@@ -158,7 +159,7 @@ func contentBlocks(content []byte) ([]Block, error) {
 		}
 		blocks = append(blocks, Block{Kind: kind, Index: index, Key: key})
 	}
-	if elems.bad {
+	if elems.Err() != nil {
 		return nil, errors.New("streaming: response content is not an array")
 	}
 	return blocks, nil

@@ -1,6 +1,10 @@
 package thinking
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+)
 
 // dropThinkingConfig returns the edits that remove the thinking config and
 // every clear_thinking_* context edit, which the API refuses when thinking
@@ -36,45 +40,33 @@ func (r *Request) dropThinkingConfig() ([]edit, error) {
 func (r *Request) keptContextEdits() (kept []byte, dropped, left int, err error) {
 	b := r.body
 	kept = append(kept, '[')
-	_, err = eachElement(b, r.contextEdits.start, func(i int) (int, error) {
-		end, err := skipValue(b, i)
-		if err != nil {
-			return 0, err
-		}
-		typ, err := editType(b, i)
-		if err != nil {
-			return 0, err
-		}
-		if bytes.HasPrefix(typ, []byte("clear_thinking_")) {
+	it := jsonscan.Elements(b, r.contextEdits.start)
+	for _, edit, ok := it.Item(); ok; _, edit, ok = it.Item() {
+		if bytes.HasPrefix(editType(edit), []byte("clear_thinking_")) {
 			dropped++
-			return end, nil
+			continue
 		}
 		if left > 0 {
 			kept = append(kept, ',')
 		}
 		left++
-		kept = append(kept, b[i:end]...)
-		return end, nil
-	})
+		kept = append(kept, edit...)
+	}
+	_, err = finish(&it)
 	return append(kept, ']'), dropped, left, err
 }
 
-// editType returns the type of the context edit at b[i], or nil when it is
-// not an object with a string type.
-func editType(b []byte, i int) ([]byte, error) {
-	if b[i] != '{' {
-		return nil, nil
-	}
-	var typ []byte
-	_, err := eachMember(b, i, func(key span, v int) (int, error) {
-		if !keyIs(key.of(b), "type") {
-			return skipValue(b, v)
+// editType returns the type of a context edit, or nil when it is not an
+// object with a string type.
+func editType(edit []byte) []byte {
+	it := jsonscan.Members(edit, 0)
+	var buf [32]byte
+	for key, value, ok := it.Item(); ok; key, value, ok = it.Item() {
+		if string(jsonscan.Name(key, &buf)) == "type" {
+			return jsonscan.Name(value, &buf)
 		}
-		val, end, err := stringValue(b, v)
-		typ = val
-		return end, err
-	})
-	return typ, err
+	}
+	return nil
 }
 
 // removeMembers returns the edits that cut the marked members out of the

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 )
 
@@ -132,22 +133,37 @@ var requests = sync.Pool{New: func() any { return new(Request) }}
 func Parse(body []byte) (*Request, error) {
 	r := requests.Get().(*Request)
 	r.body = body
-	i := skipSpace(body, 0)
-	end, err := eachMember(body, i, r.topMember)
-	switch {
-	case err != nil && (i >= len(body) || body[i] != '{'):
-		err = ErrNotMessages
-	case err != nil:
-	case skipSpace(body, end) != len(body):
-		err = syntaxError(end, "end of input")
-	case !r.hasMember(messagesMember):
-		err = ErrNotMessages
-	}
-	if err != nil {
+	if err := r.parse(); err != nil {
 		r.Release()
 		return nil, err
 	}
 	return r, nil
+}
+
+func (r *Request) parse() error {
+	b := r.body
+	i := jsonscan.SkipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return ErrNotMessages
+	}
+	it := jsonscan.Members(b, i)
+	for key, v, ok := it.Next(); ok; key, v, ok = it.Next() {
+		end, err := r.topMember(it.KeyOffset(), key, v)
+		if err != nil {
+			return err
+		}
+		it.SetEnd(end)
+	}
+	end, err := finish(&it)
+	switch {
+	case err != nil:
+		return err
+	case jsonscan.SkipSpace(b, end) != len(b):
+		return syntaxError(end, "the end of the body")
+	case !r.hasMember(messagesMember):
+		return ErrNotMessages
+	}
+	return nil
 }
 
 // Release gives the Request back for reuse. Neither it nor its Blocks may be
@@ -195,32 +211,13 @@ func (r *Request) UserID() string {
 	return string(v)
 }
 
-// keyIs reports whether the key literal k names name. Keys with escapes are
-// decoded first, since "\u0074ype" is "type" to the upstream too. Names hold
-// no escapes, so only a longer key can be an escaped spelling of one.
-func keyIs(k []byte, name string) bool {
-	inner := k[1 : len(k)-1]
-	switch {
-	case len(inner) == len(name):
-		return string(inner) == name
-	case len(inner) < len(name) || bytes.IndexByte(inner, '\\') < 0:
-		return false
-	}
-	var buf [32]byte
-	v, ok := jsonstr.AppendContent(buf[:0], inner)
-	return ok && string(v) == name
-}
-
 // stringValue returns the contents of the string literal at b[i] (decoded
-// only when it has escapes) and the index just past it.
+// only when it has escapes) and the index just past it; a value of another
+// type reads as nil.
 func stringValue(b []byte, i int) ([]byte, int, error) {
-	if i >= len(b) || b[i] != '"' {
-		end, err := skipValue(b, i)
+	end, err := skipValue(b, i)
+	if err != nil || b[i] != '"' {
 		return nil, end, err
-	}
-	end, err := skipString(b, i)
-	if err != nil {
-		return nil, 0, err
 	}
 	lit := b[i:end]
 	if bytes.IndexByte(lit, '\\') < 0 {
@@ -233,40 +230,26 @@ func stringValue(b []byte, i int) ([]byte, int, error) {
 	return v, end, nil
 }
 
-func (r *Request) topMember(key span, v int) (int, error) {
+func (r *Request) topMember(keyStart int, key []byte, v int) (int, error) {
 	b := r.body
-	k := key.of(b)
-	m := member{key: key}
+	m := member{key: span{keyStart, keyStart + len(key)}}
 	var end int
 	var err error
-	switch {
-	case keyIs(k, "messages"):
+	var buf [32]byte
+	switch string(jsonscan.Name(key, &buf)) {
+	case "messages":
 		m.name = messagesMember
-		end, err = eachElement(b, v, r.message)
-	case keyIs(k, "thinking"):
+		end, err = r.messageArray(v)
+	case "thinking":
 		m.name = thinkingMember
-		end, err = eachMember(b, v, func(key span, v int) (int, error) {
-			if !keyIs(key.of(b), "type") {
-				return skipValue(b, v)
-			}
-			var end int
-			var err error
-			r.thinkingType, end, err = stringValue(b, v)
-			return end, err
-		})
-	case keyIs(k, "context_management"):
+		end, err = r.thinkingConfig(v)
+	case "context_management":
 		m.name = contextMember
 		end, err = r.contextManagement(v)
-	case keyIs(k, "metadata"):
+	case "metadata":
 		m.name = metadataMember
-		end, err = eachMember(b, v, func(key span, v int) (int, error) {
-			end, err := skipValue(b, v)
-			if err == nil && keyIs(key.of(b), "user_id") && b[v] == '"' {
-				r.userID = span{v, end}
-			}
-			return end, err
-		})
-	case keyIs(k, "stream"):
+		end, err = r.metadata(v)
+	case "stream":
 		m.name = streamMember
 		end, err = skipValue(b, v)
 		r.stream = err == nil && string(b[v:end]) == "true"
@@ -281,33 +264,85 @@ func (r *Request) topMember(key span, v int) (int, error) {
 	return end, nil
 }
 
+func (r *Request) thinkingConfig(v int) (int, error) {
+	b := r.body
+	it := jsonscan.Members(b, v)
+	var buf [32]byte
+	for key, v, ok := it.Next(); ok; key, v, ok = it.Next() {
+		if string(jsonscan.Name(key, &buf)) != "type" {
+			continue
+		}
+		typ, end, err := stringValue(b, v)
+		if err != nil {
+			return 0, err
+		}
+		r.thinkingType = typ
+		it.SetEnd(end)
+	}
+	return finish(&it)
+}
+
+func (r *Request) metadata(v int) (int, error) {
+	b := r.body
+	it := jsonscan.Members(b, v)
+	var buf [32]byte
+	for key, v, ok := it.Next(); ok; key, v, ok = it.Next() {
+		if string(jsonscan.Name(key, &buf)) != "user_id" || b[v] != '"' {
+			continue
+		}
+		end, ok := it.Skip()
+		if ok {
+			r.userID = span{v, end}
+		}
+	}
+	return finish(&it)
+}
+
 func (r *Request) contextManagement(v int) (int, error) {
 	b := r.body
+	it := jsonscan.Members(b, v)
+	var buf [32]byte
 	n, edits := 0, 0
-	end, err := eachMember(b, v, func(key span, v int) (int, error) {
+	for key, v, ok := it.Next(); ok; key, v, ok = it.Next() {
 		n++
-		if !keyIs(key.of(b), "edits") || v >= len(b) || b[v] != '[' {
-			return skipValue(b, v)
+		if string(jsonscan.Name(key, &buf)) != "edits" || b[v] != '[' {
+			continue
 		}
 		edits++
-		end, err := skipValue(b, v)
-		r.contextEdits = span{v, end}
-		return end, err
-	})
+		if end, ok := it.Skip(); ok {
+			r.contextEdits = span{v, end}
+		}
+	}
 	r.contextOnlyEdits = n == 1 && edits == 1
-	return end, err
+	return finish(&it)
+}
+
+func (r *Request) messageArray(v int) (int, error) {
+	it := jsonscan.Elements(r.body, v)
+	for _, start, ok := it.Next(); ok; _, start, ok = it.Next() {
+		end, err := r.message(start)
+		if err != nil {
+			return 0, err
+		}
+		it.SetEnd(end)
+	}
+	return finish(&it)
 }
 
 func (r *Request) message(i int) (int, error) {
 	b := r.body
 	m := message{parts: span{len(r.content), len(r.content)}}
-	var content int = -1
-	end, err := eachMember(b, i, func(key span, v int) (int, error) {
-		k := key.of(b)
-		switch {
-		case keyIs(k, "role"):
-			val, end, err := stringValue(b, v)
-			switch string(val) {
+	content := -1
+	it := jsonscan.Members(b, i)
+	var buf [32]byte
+	for key, v, ok := it.Next(); ok; key, v, ok = it.Next() {
+		switch string(jsonscan.Name(key, &buf)) {
+		case "role":
+			role, end, err := stringValue(b, v)
+			if err != nil {
+				return 0, err
+			}
+			switch string(role) {
 			case "user":
 				m.role = userRole
 			case "assistant":
@@ -315,29 +350,26 @@ func (r *Request) message(i int) (int, error) {
 			default:
 				m.role = otherRole
 			}
-			return end, err
-		case keyIs(k, "content"):
+			it.SetEnd(end)
+		case "content":
 			content = v
 		}
-		return skipValue(b, v)
-	})
+	}
+	end, err := finish(&it)
 	if err != nil {
 		return 0, err
 	}
 	if content >= 0 {
 		// Content is walked after the role is known, since the role decides
 		// whether thinking blocks in it are ours to rewrite.
-		m.contentArray = b[content] == '['
 		cend, err := skipValue(b, content)
 		if err != nil {
 			return 0, err
 		}
 		m.content = span{content, cend}
+		m.contentArray = b[content] == '['
 		if m.contentArray {
-			msgIndex := len(r.messages)
-			if _, err := eachElement(b, content, func(j int) (int, error) {
-				return r.part(&m, msgIndex, j)
-			}); err != nil {
+			if err := r.contentArray(&m, len(r.messages), content); err != nil {
 				return 0, err
 			}
 		}
@@ -345,6 +377,19 @@ func (r *Request) message(i int) (int, error) {
 	m.parts.end = len(r.content)
 	r.messages = append(r.messages, m)
 	return end, nil
+}
+
+func (r *Request) contentArray(m *message, msgIndex, i int) error {
+	it := jsonscan.Elements(r.body, i)
+	for _, start, ok := it.Next(); ok; _, start, ok = it.Next() {
+		end, err := r.part(m, msgIndex, start)
+		if err != nil {
+			return err
+		}
+		it.SetEnd(end)
+	}
+	_, err := finish(&it)
+	return err
 }
 
 // part reads one content block of m.
@@ -359,30 +404,40 @@ func (r *Request) part(m *message, msgIndex, i int) (int, error) {
 	p := part{block: -1}
 	var data span
 	hasSig := false
-	end, err := eachMember(b, i, func(key span, v int) (int, error) {
+	it := jsonscan.Members(b, i)
+	var buf [32]byte
+	for key, v, ok := it.Next(); ok; key, v, ok = it.Next() {
 		p.members++
-		k := key.of(b)
-		switch {
-		case keyIs(k, "type"):
+		name := jsonscan.Name(key, &buf)
+		if string(name) == "type" {
 			val, end, err := stringValue(b, v)
+			if err != nil {
+				return 0, err
+			}
 			typ = val
-			return end, err
-		case keyIs(k, "thinking"):
-			end, err := skipValue(b, v)
-			p.thinking = span{v, end}
-			return end, err
-		case keyIs(k, "signature"):
-			end, err := skipValue(b, v)
-			p.signature, p.sigValue = span{key.start, end}, span{v, end}
-			hasSig = true
-			return end, err
-		case keyIs(k, "data"):
-			end, err := skipValue(b, v)
-			data = span{v, end}
-			return end, err
+			it.SetEnd(end)
+			continue
 		}
-		return skipValue(b, v)
-	})
+		switch string(name) {
+		case "thinking", "signature", "data":
+		default:
+			continue
+		}
+		end, ok := it.Skip()
+		if !ok {
+			break
+		}
+		switch string(name) {
+		case "thinking":
+			p.thinking = span{v, end}
+		case "signature":
+			p.signature, p.sigValue = span{it.KeyOffset(), end}, span{v, end}
+			hasSig = true
+		case "data":
+			data = span{v, end}
+		}
+	}
+	end, err := finish(&it)
 	if err != nil {
 		return 0, err
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 )
 
 func TestParseCapturedRequests(t *testing.T) {
@@ -111,7 +113,7 @@ func TestParseRejects(t *testing.T) {
 			if got := errors.Is(err, ErrNotMessages); got != tt.notMsgs {
 				t.Fatalf("err = %v; ErrNotMessages %v, want %v", err, got, tt.notMsgs)
 			}
-			if !tt.notMsgs && !errors.Is(err, errSyntax) {
+			if !tt.notMsgs && !errors.Is(err, jsonscan.ErrSyntax) {
 				t.Fatalf("err = %v, want a syntax error", err)
 			}
 		})

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 )
 
 // Action is what becomes of one block on its way to the backend.
@@ -205,8 +207,8 @@ func (r *Request) convert(p part, a Action) (piece, bool) {
 // comma with it, so that cutting it leaves a valid object. Only whitespace
 // and commas lie between members, so a plain scan is safe.
 func memberWithComma(b []byte, m span) span {
-	if j := skipSpace(b, m.end); j < len(b) && b[j] == ',' {
-		return span{m.start, skipSpace(b, j+1)}
+	if j := jsonscan.SkipSpace(b, m.end); j < len(b) && b[j] == ',' {
+		return span{m.start, jsonscan.SkipSpace(b, j+1)}
 	}
 	j := m.start - 1
 	for j >= 0 && (b[j] == ' ' || b[j] == '\t' || b[j] == '\n' || b[j] == '\r') {

@@ -3,6 +3,8 @@ package thinking
 import (
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 )
 
 // maxDepth is encoding/json's nesting limit; Valid agrees with json.Valid,
@@ -15,7 +17,7 @@ const maxDepth = 10000
 // invalid JSON is forwarded untouched rather than half-repaired.
 func Valid(b []byte) bool {
 	var stack []byte // open containers: '{' or '['
-	i := skipSpace(b, 0)
+	i := jsonscan.SkipSpace(b, 0)
 	for {
 		// A value starts at i.
 		if i >= len(b) {
@@ -28,7 +30,7 @@ func Valid(b []byte) bool {
 			if len(stack) > maxDepth {
 				return false
 			}
-			i = skipSpace(b, i+1)
+			i = jsonscan.SkipSpace(b, i+1)
 			if i < len(b) && b[i] == c+2 { // '}' and ']' follow '{' and '[' by two
 				stack = stack[:len(stack)-1]
 				i++
@@ -63,7 +65,7 @@ func Valid(b []byte) bool {
 		}
 		// A value ended at i: close containers until one continues.
 		for {
-			i = skipSpace(b, i)
+			i = jsonscan.SkipSpace(b, i)
 			if len(stack) == 0 {
 				return i == len(b)
 			}
@@ -72,7 +74,7 @@ func Valid(b []byte) bool {
 			}
 			top := stack[len(stack)-1]
 			if b[i] == ',' {
-				i = skipSpace(b, i+1)
+				i = jsonscan.SkipSpace(b, i+1)
 				if top == '{' {
 					if i, ok = validKey(b, i); !ok {
 						return false
@@ -99,11 +101,11 @@ func validKey(b []byte, i int) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	i = skipSpace(b, i)
+	i = jsonscan.SkipSpace(b, i)
 	if i >= len(b) || b[i] != ':' {
 		return 0, false
 	}
-	return skipSpace(b, i+1), true
+	return jsonscan.SkipSpace(b, i+1), true
 }
 
 const (
