@@ -141,3 +141,31 @@ func TestClientDisconnectRegistersNothing(t *testing.T) {
 		t.Fatalf("registry holds %d blocks, want only the 1 of the completed reply: %+v", s.Blocks, s)
 	}
 }
+
+// TestStreamInFlightSurvivesAReload loads a new config while a stream of
+// the old one is held open: the old handler, already cleaned up, finishes
+// its stream and registers its block in the registry that lives on.
+func TestStreamInFlightSurvivesAReload(t *testing.T) {
+	g := newGateway(t, anthropicAndGLM, "glm")
+	ok := okTurns(t)
+	anthropic := g.upstreams["anthropic"]
+	c := mixed(t, g, g.conversation("in-flight"))
+
+	release := anthropic.HoldStream()
+	c.OnFirstByte = func() {
+		// The stream is open and held: reload the config under it.
+		g.Handler += "\nmax_blocks 1000"
+		g.load()
+		release()
+	}
+	ok(c.Say("streamed across a reload"))
+	c.OnFirstByte = nil
+	if lastRequest(t, anthropic).HoldTimedOut {
+		t.Fatal("the held stream was not released by the test")
+	}
+
+	// The block of that stream was registered, so it comes back on the
+	// next turn instead of being stripped as unknown.
+	ok(c.Say("after the reload"))
+	assertBlocks(t, thinkingBlocks(t, lastRequest(t, anthropic).Body), historyBlocks(t, c)[1:2])
+}
