@@ -9,9 +9,9 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// maxConversationID bounds the conversation ids kept in the registry; a
-// longer one (a hostile header) is replaced by its hash.
-const maxConversationID = 128
+// maxID bounds the conversation ids and backend names kept in the registry
+// (both can come from request headers); a longer one is replaced by its hash.
+const maxID = 128
 
 // conversationID scopes a request's block lifecycle. Claude Code names its
 // session in a header on every request and in metadata.user_id; subagents
@@ -22,9 +22,9 @@ func conversationID(h http.Header, userID func() string) string {
 		if agent := h.Get("X-Claude-Code-Agent-Id"); agent != "" {
 			s += "/agent/" + agent
 		}
-		return bounded(s)
+		return boundedID(s)
 	}
-	return bounded(sessionFromUserID(userID()))
+	return boundedID(sessionFromUserID(userID()))
 }
 
 // sessionFromUserID finds the session in metadata.user_id, which Claude
@@ -40,8 +40,9 @@ func sessionFromUserID(uid string) string {
 	return ""
 }
 
-func bounded(id string) string {
-	if len(id) <= maxConversationID {
+// boundedID returns id, or a hash of it when it is longer than maxID.
+func boundedID(id string) string {
+	if len(id) <= maxID {
 		return id
 	}
 	sum := sha256.Sum256([]byte(id))

@@ -2,8 +2,13 @@ package llmthinking
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 )
 
 func TestConversationID(t *testing.T) {
@@ -30,7 +35,7 @@ func TestConversationID(t *testing.T) {
 			}
 			got := conversationID(h, func() string { return tt.userID })
 			if tt.want == "sha256:" {
-				if !strings.HasPrefix(got, "sha256:") || len(got) > maxConversationID {
+				if !strings.HasPrefix(got, "sha256:") || len(got) > maxID {
 					t.Fatalf("long id kept as %q", got)
 				}
 				return
@@ -49,4 +54,17 @@ func TestConversationIDReadsTheBodyOnlyWithoutHeader(t *testing.T) {
 		t.Fatal("metadata read although the header names the session")
 		return ""
 	})
+}
+
+func TestBackendNamesAreBounded(t *testing.T) {
+	h := newTestHandler(t, "{http.request.header.X-Backend}")
+	r := request(`{"messages":[{"role":"user","content":"hi"}],"stream":true}`)
+	r.Header.Set("X-Backend", strings.Repeat("b", 1<<20))
+	if err := h.ServeHTTP(httptest.NewRecorder(), r, caddyhttp.HandlerFunc(sseUpstream)); err != nil {
+		t.Fatal(err)
+	}
+	origin, ok := h.reg.Origin(registry.ThinkingKey([]byte("plan <b>"), []byte("c2ln")))
+	if !ok || len(origin) > maxID || !strings.HasPrefix(origin, "sha256:") {
+		t.Fatalf("a 1 MiB backend name was kept as a %d-byte origin", len(origin))
+	}
 }

@@ -158,7 +158,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return next.ServeHTTP(w, r)
 	}
 	repl := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
-	backend := repl.ReplaceAll(h.Backend, "")
+	backend := boundedID(repl.ReplaceAll(h.Backend, ""))
 	if backend == "" {
 		h.logger.Debug("thinking.passthrough", zap.String("reason", "backend placeholder is empty"), zap.String("backend", h.Backend))
 		return next.ServeHTTP(w, r)
@@ -175,7 +175,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	defer in.release()
 	x := h.prepare(r, in.bytes(), backend, ep)
 	x.apply(w, r, repl, in)
-	if ep != messagesEndpoint || !x.observe {
+	if ep != messagesEndpoint {
 		return next.ServeHTTP(w, r)
 	}
 	narrowAcceptEncoding(r, x.stream)

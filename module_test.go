@@ -33,12 +33,13 @@ func newTestHandler(tb testing.TB, backend string) *Handler {
 	return h
 }
 
-// request builds a Messages request carrying Caddy's replacer.
+// request builds a Messages request carrying Caddy's replacer, with the
+// request placeholders ({http.request.header.*}) that Caddy's server adds.
 func request(body string) *http.Request {
 	r := httptest.NewRequest("POST", "/v1/messages?beta=true", strings.NewReader(body))
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set("X-Claude-Code-Session-Id", "s1")
-	return r.WithContext(context.WithValue(r.Context(), caddy.ReplacerCtxKey, caddy.NewReplacer()))
+	return r.WithContext(context.WithValue(r.Context(), caddy.ReplacerCtxKey, caddyhttp.NewTestReplacer(r)))
 }
 
 // A stream with one signed thinking block, as Anthropic sends it.

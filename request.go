@@ -61,7 +61,6 @@ type exchange struct {
 	backend      string
 	conversation string
 	result       thinking.Result
-	observe      bool // the response may carry thinking worth learning
 	stream       bool
 }
 
@@ -69,11 +68,11 @@ type exchange struct {
 // goes upstream untouched, and a panic in the rewrite (a bug) is logged and
 // the original body forwarded.
 func (h *Handler) prepare(r *http.Request, body []byte, backend string, ep endpoint) (x exchange) {
-	x = exchange{body: body, backend: backend, observe: true}
+	x = exchange{body: body, backend: backend}
 	defer func() {
 		if v := recover(); v != nil {
 			h.logger.Error("thinking.internal_error", zap.Any("panic", v), zap.String("backend", backend))
-			x = exchange{body: body, backend: backend}
+			x.body, x.changed, x.result = body, false, thinking.Result{}
 		}
 	}()
 	req, err := thinking.Parse(body)
