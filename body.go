@@ -95,6 +95,7 @@ type bodyReader struct {
 	closed atomic.Bool
 }
 
+// Close drops the reader's reference to the body, once.
 func (r *bodyReader) Close() error {
 	if r.closed.CompareAndSwap(false, true) {
 		r.owner.release()

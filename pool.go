@@ -18,6 +18,7 @@ var registries = caddy.NewUsagePool()
 // config that are still streaming keep a working registry until they end.
 type pooledRegistry struct{ *registry.Registry }
 
+// Destruct does nothing: see pooledRegistry.
 func (pooledRegistry) Destruct() error { return nil }
 
 // acquireRegistry returns the registry called name, creating it, or applying

@@ -22,6 +22,7 @@ const (
 	Redacted
 )
 
+// String returns the block type as the API names it.
 func (k Kind) String() string {
 	if k == Redacted {
 		return "redacted_thinking"

@@ -26,6 +26,7 @@ type SyntaxError struct {
 	Want   string
 }
 
+// Error says where the JSON broke and what was expected there.
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("malformed JSON at byte %d: want %s", e.Offset, e.Want)
 }

@@ -45,6 +45,7 @@ type firstByteReader struct {
 	hook  func()
 }
 
+// Read reads from the body, reporting the first byte when it arrives.
 func (f *firstByteReader) Read(p []byte) (int, error) {
 	n, err := f.r.Read(p)
 	if n > 0 && !f.seen {

@@ -7,13 +7,20 @@ import (
 	"testing"
 )
 
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestLoadResolvesLocalReplacements(t *testing.T) {
 	dir := t.TempDir()
 	recipe := filepath.Join(dir, "xcaddy.json")
-	os.WriteFile(recipe, []byte(`{"caddy_version":"v2.11.9",
+	writeFile(t, recipe, `{"caddy_version":"v2.11.9",
 		"plugins":[{"module_path":"example.com/plugin","version":"v0.0.0-00010101000000-000000000000"}],
 		"replacements":[{"old":"example.com/plugin@v0.0.0-00010101000000-000000000000","new":"."},
-		                {"old":"example.com/other","new":"example.com/fork@v1.2.3"}]}`), 0o644)
+		                {"old":"example.com/other","new":"example.com/fork@v1.2.3"}]}`)
 	b, err := load(recipe)
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +38,7 @@ func TestLoadResolvesLocalReplacements(t *testing.T) {
 
 func TestLoadRejectsUnknownFields(t *testing.T) {
 	recipe := filepath.Join(t.TempDir(), "xcaddy.json")
-	os.WriteFile(recipe, []byte(`{"caddy_versoin":"v2.11.9"}`), 0o644)
+	writeFile(t, recipe, `{"caddy_versoin":"v2.11.9"}`)
 	if _, err := load(recipe); err == nil || !strings.Contains(err.Error(), "caddy_versoin") {
 		t.Fatalf("err = %v, want the misspelt field named", err)
 	}
