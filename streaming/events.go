@@ -105,43 +105,28 @@ func (s *SSE) start(index int, block []byte) {
 	if b := s.slot(index); b >= 0 {
 		s.drop(b)
 	}
-	var typ, text, sig, data []byte
-	var buf [32]byte
-	it := members(block)
-	for k, v, ok := it.Item(); ok; k, v, ok = it.Item() {
-		switch string(jsonscan.Name(k, &buf)) {
-		case "type":
-			typ = v
-		case "thinking":
-			text = v
-		case "signature":
-			sig = v
-		case "data":
-			data = v
-		}
-	}
-	if it.Err() != nil {
+	f, ok := readBlock(block)
+	if !ok {
 		return
 	}
-	var ok bool
-	switch string(jsonscan.Name(typ, &buf)) {
-	case "thinking":
+	switch f.kind {
+	case Thinking:
 		b := s.openBlock(index, Thinking)
 		if b == nil {
 			return
 		}
-		if s.scratch, ok = appendString(s.scratch[:0], text); !ok {
+		if s.scratch, ok = appendString(s.scratch[:0], f.text); !ok {
 			s.quit()
 			return
 		}
 		b.text.Write(s.scratch)
-		s.setSignature(b, sig)
-	case "redacted_thinking":
+		s.setSignature(b, f.sig)
+	case Redacted:
 		b := s.openBlock(index, Redacted)
 		if b == nil {
 			return
 		}
-		if s.scratch, ok = appendString(s.scratch[:0], data); !ok {
+		if s.scratch, ok = appendString(s.scratch[:0], f.data); !ok {
 			s.quit()
 			return
 		}

@@ -112,52 +112,37 @@ func gunzip(body []byte, limit int64) ([]byte, error) {
 func contentBlocks(content []byte) ([]Block, error) {
 	var blocks []Block
 	var scratch []byte
-	var nameBuf [32]byte
 	elems := elements(content)
 	for index := 0; ; index++ {
 		_, v, ok := elems.Item()
 		if !ok {
 			break
 		}
-		var typ, text, sig, data []byte
-		it := members(v)
-		for k, v, ok := it.Item(); ok; k, v, ok = it.Item() {
-			switch string(jsonscan.Name(k, &nameBuf)) {
-			case "type":
-				typ = v
-			case "thinking":
-				text = v
-			case "signature":
-				sig = v
-			case "data":
-				data = v
-			}
-		}
-		if it.Err() != nil {
+		f, ok := readBlock(v)
+		if !ok {
 			continue
 		}
 		var key registry.Key
-		var kind Kind
-		switch string(jsonscan.Name(typ, &nameBuf)) {
-		case "thinking":
+		switch f.kind {
+		case Thinking:
 			var okText, okSig bool
-			scratch, okText = appendString(scratch[:0], text)
+			scratch, okText = appendString(scratch[:0], f.text)
 			n := len(scratch)
-			scratch, okSig = appendString(scratch, sig)
+			scratch, okSig = appendString(scratch, f.sig)
 			if !okText || !okSig {
 				return nil, fmt.Errorf("streaming: thinking block at content index %d has a field that is not a string", index)
 			}
-			kind, key = Thinking, registry.ThinkingKey(scratch[:n], scratch[n:])
-		case "redacted_thinking":
+			key = registry.ThinkingKey(scratch[:n], scratch[n:])
+		case Redacted:
 			var okData bool
-			if scratch, okData = appendString(scratch[:0], data); !okData {
+			if scratch, okData = appendString(scratch[:0], f.data); !okData {
 				return nil, fmt.Errorf("streaming: redacted_thinking block at content index %d has data that is not a string", index)
 			}
-			kind, key = Redacted, registry.RedactedKey(scratch)
+			key = registry.RedactedKey(scratch)
 		default:
 			continue
 		}
-		blocks = append(blocks, Block{Kind: kind, Index: index, Key: key})
+		blocks = append(blocks, Block{Kind: f.kind, Index: index, Key: key})
 	}
 	if elems.Err() != nil {
 		return nil, errors.New("streaming: response content is not an array")
