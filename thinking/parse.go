@@ -89,13 +89,14 @@ const (
 	assistantRole
 )
 
-// message is one element of messages.
+// message is one element of messages. Only assistant messages have their
+// parts read; the API rules that matter for a user message (does it carry a
+// tool result) are answered on demand, for the few messages that need it.
 type message struct {
-	role          role
-	content       span // the content value
-	contentArray  bool
-	parts         span // range of Request.content
-	hasToolResult bool
+	role         role
+	content      span // the content value
+	contentArray bool
+	parts        span // range of Request.content
 }
 
 // partType is the type of one content block.
@@ -369,7 +370,7 @@ func (r *Request) message(i int) (int, error) {
 		}
 		m.content = span{content, cend}
 		m.contentArray = b[content] == '['
-		if m.contentArray {
+		if m.contentArray && m.role == assistantRole {
 			if err := r.contentArray(&m, len(r.messages), content); err != nil {
 				return 0, err
 			}
@@ -454,9 +455,8 @@ func (r *Request) part(m *message, msgIndex, i int) (int, error) {
 		p.typ = toolUsePart
 	case "tool_result":
 		p.typ = toolResultPart
-		m.hasToolResult = true
 	}
-	if p.typ.isThinking() && m.role == assistantRole {
+	if p.typ.isThinking() {
 		blk := Block{Message: msgIndex, Index: len(r.content) - m.parts.start, HasSignature: hasSig}
 		var ok bool
 		if p.typ == thinkingPart {
@@ -477,6 +477,26 @@ func (r *Request) part(m *message, msgIndex, i int) (int, error) {
 	}
 	r.content = append(r.content, p)
 	return end, nil
+}
+
+// hasToolResult reports whether message mi carries a tool_result block.
+// The body was walked before, so it cannot be malformed here.
+func (r *Request) hasToolResult(mi int) bool {
+	m := r.messages[mi]
+	if !m.contentArray {
+		return false
+	}
+	it := jsonscan.Elements(r.body, m.content.start)
+	var buf [32]byte
+	for _, part, ok := it.Item(); ok; _, part, ok = it.Item() {
+		f := jsonscan.Members(part, 0)
+		for key, value, ok := f.Item(); ok; key, value, ok = f.Item() {
+			if string(jsonscan.Name(key, &buf)) == "type" && string(jsonscan.Name(value, &buf)) == "tool_result" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // decode returns the value of the string literal at s: the body's own bytes

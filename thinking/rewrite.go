@@ -233,14 +233,14 @@ func (r *Request) finalTurn() ([]int, int) {
 	for last >= 0 && r.messages[last].role == otherRole {
 		last--
 	}
-	if last < 0 || r.messages[last].role != userRole || !r.messages[last].hasToolResult {
+	if last < 0 || r.messages[last].role != userRole || !r.hasToolResult(last) {
 		return nil, -1
 	}
 	var turn []int
 	first := -1
 	for i := last; i >= 0; i-- {
 		m := r.messages[i]
-		if m.role == userRole && !m.hasToolResult {
+		if m.role == userRole && !r.hasToolResult(i) {
 			break
 		}
 		if m.role == assistantRole {

@@ -11,8 +11,10 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 )
@@ -53,14 +55,16 @@ func SkipString(b []byte, i int) (int, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return 0, false
 	}
-	// Most strings are short keys and type names: a plain loop beats the
-	// call into IndexByte for them. Longer ones go on from where it stopped.
+	// Most strings are short keys and type names: test them eight bytes a
+	// step for a quote or a backslash before calling into IndexByte, which
+	// longer strings then go on with from where this stopped.
 	j := i + 1
-	for limit := min(len(b), i+24); j < limit; j++ {
-		if b[j] == '"' {
-			return j + 1, true
-		}
-		if b[j] == '\\' {
+	for limit := min(len(b)-8, i+33); j <= limit; j += 8 {
+		if m := quoteOrBackslash(binary.LittleEndian.Uint64(b[j:])); m != 0 {
+			j += bits.TrailingZeros64(m) >> 3
+			if b[j] == '"' {
+				return j + 1, true
+			}
 			break
 		}
 	}
@@ -80,6 +84,20 @@ func SkipString(b []byte, i int) (int, bool) {
 		}
 		j = q + 1
 	}
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// quoteOrBackslash returns a word whose lowest set bit lies in the first
+// byte of w that is a quote or a backslash (bits above it may be false
+// alarms), or zero when there is none.
+func quoteOrBackslash(w uint64) uint64 {
+	q := w ^ (ones * '"')
+	bs := w ^ (ones * '\\')
+	return ((q-ones) & ^q | (bs-ones) & ^bs) & highs
 }
 
 // SkipValue returns the index just past the value that starts at b[i].
