@@ -177,8 +177,16 @@ func (o *observer) register(blocks []streaming.Block) {
 }
 
 // FlushError flushes the client connection; reverse_proxy flushes every SSE
-// event through it (via http.ResponseController).
+// event through it (via http.ResponseController). Asking the wrapped writer
+// directly first spares a controller allocation per event.
 func (o *observer) FlushError() error {
+	switch w := o.ResponseWriter.(type) {
+	case interface{ FlushError() error }:
+		return w.FlushError()
+	case http.Flusher:
+		w.Flush()
+		return nil
+	}
 	return http.NewResponseController(o.ResponseWriter).Flush()
 }
 
