@@ -97,7 +97,7 @@ func (r *Request) Rewrite(actions []Action) ([]byte, Result, error) {
 	if !slices.ContainsFunc(actions, func(a Action) bool { return a != Keep }) {
 		return r.body, Result{Kept: len(r.blocks)}, nil
 	}
-	if !Valid(r.body) {
+	if !jsonscan.Valid(r.body) {
 		return r.body, Result{Kept: len(r.blocks)}, ErrInvalidJSON
 	}
 

@@ -3,8 +3,8 @@ package thinking
 import "github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 
 // The request is walked with internal/jsonscan, which follows the structure
-// without decoding what it skips; Valid checks the whole body, and only when
-// it is about to be edited.
+// without decoding what it skips; jsonscan.Valid checks the whole body, and
+// only when it is about to be edited.
 
 // span is a half-open byte range of the body.
 type span struct{ start, end int }

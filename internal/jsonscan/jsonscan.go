@@ -86,6 +86,8 @@ func SkipString(b []byte, i int) (int, bool) {
 	}
 }
 
+// Byte-parallel tests on 64-bit words ("SWAR"): ones*c repeats byte c in
+// every lane, and highs keeps each lane's high bit.
 const (
 	ones  = 0x0101010101010101
 	highs = 0x8080808080808080

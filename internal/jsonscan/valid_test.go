@@ -1,9 +1,13 @@
-package thinking
+package jsonscan
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
 )
 
 var validCases = []string{
@@ -22,9 +26,17 @@ func TestValidAgreesWithEncodingJSON(t *testing.T) {
 			t.Errorf("Valid(%.60q) = %v, json.Valid = %v", c, got, want)
 		}
 	}
-	for _, f := range fixtureBodies(t) {
-		if !Valid(f) {
-			t.Errorf("a captured Claude Code request is not Valid")
+	paths, err := filepath.Glob("../../testdata/claude-code-2.1.328/capture-*.json")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no captured requests: %v", err)
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !Valid(b) {
+			t.Errorf("%s is not Valid", p)
 		}
 	}
 }
@@ -41,7 +53,14 @@ func FuzzValid(f *testing.F) {
 }
 
 func BenchmarkValid256KiB(b *testing.B) {
-	body := fixtureOfSize(b, 256<<10)
+	raw, err := os.ReadFile("../../testdata/claude-code-2.1.328/capture-3-continue-replays-thinking.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	body, err := llmtest.GrowHistory(raw, 256<<10)
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
 		if !Valid(body) {

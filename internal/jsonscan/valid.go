@@ -1,10 +1,8 @@
-package thinking
+package jsonscan
 
 import (
 	"encoding/binary"
 	"math/bits"
-
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 )
 
 // maxDepth is encoding/json's nesting limit; Valid agrees with json.Valid,
@@ -13,11 +11,12 @@ const maxDepth = 10000
 
 // Valid reports whether b is one valid JSON value, exactly as json.Valid
 // does, at several times its speed: strings are checked eight bytes at a
-// time. The request path calls it only before editing a body, so that
-// invalid JSON is forwarded untouched rather than half-repaired.
+// time. The scanner itself is lenient; the request rewriter calls Valid
+// before it edits a body, so that invalid JSON is forwarded untouched rather
+// than half-repaired.
 func Valid(b []byte) bool {
 	var stack []byte // open containers: '{' or '['
-	i := jsonscan.SkipSpace(b, 0)
+	i := SkipSpace(b, 0)
 	for {
 		// A value starts at i.
 		if i >= len(b) {
@@ -30,7 +29,7 @@ func Valid(b []byte) bool {
 			if len(stack) > maxDepth {
 				return false
 			}
-			i = jsonscan.SkipSpace(b, i+1)
+			i = SkipSpace(b, i+1)
 			if i < len(b) && b[i] == c+2 { // '}' and ']' follow '{' and '[' by two
 				stack = stack[:len(stack)-1]
 				i++
@@ -65,7 +64,7 @@ func Valid(b []byte) bool {
 		}
 		// A value ended at i: close containers until one continues.
 		for {
-			i = jsonscan.SkipSpace(b, i)
+			i = SkipSpace(b, i)
 			if len(stack) == 0 {
 				return i == len(b)
 			}
@@ -74,7 +73,7 @@ func Valid(b []byte) bool {
 			}
 			top := stack[len(stack)-1]
 			if b[i] == ',' {
-				i = jsonscan.SkipSpace(b, i+1)
+				i = SkipSpace(b, i+1)
 				if top == '{' {
 					if i, ok = validKey(b, i); !ok {
 						return false
@@ -101,17 +100,12 @@ func validKey(b []byte, i int) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	i = jsonscan.SkipSpace(b, i)
+	i = SkipSpace(b, i)
 	if i >= len(b) || b[i] != ':' {
 		return 0, false
 	}
-	return jsonscan.SkipSpace(b, i+1), true
+	return SkipSpace(b, i+1), true
 }
-
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
 
 // specials returns a word whose lowest set bit lies in the first byte of w
 // that is a quote, a backslash or a control character; zero when none is.
