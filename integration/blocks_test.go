@@ -8,53 +8,21 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
 )
 
-// thinkingBlocks returns the raw bytes of every thinking and
-// redacted_thinking block in the assistant messages of a request body,
-// exactly as they appear in it.
+// thinkingBlocks returns the thinking and redacted_thinking blocks of a
+// request body's assistant messages, exactly as they appear in it.
 func thinkingBlocks(t *testing.T, body []byte) []json.RawMessage {
 	t.Helper()
-	var req struct {
-		Messages []json.RawMessage `json:"messages"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
+	blocks, err := llmtest.RequestThinkingBlocks(body)
+	if err != nil {
 		t.Fatalf("request body is not JSON: %v", err)
 	}
-	return blocksOfMessages(t, req.Messages)
+	return blocks
 }
 
 // historyBlocks returns the thinking blocks of a conversation's history, as
 // the client replays them.
-func historyBlocks(t *testing.T, c *llmtest.Conversation) []json.RawMessage {
-	t.Helper()
-	return blocksOfMessages(t, c.Messages)
-}
-
-func blocksOfMessages(t *testing.T, msgs []json.RawMessage) []json.RawMessage {
-	t.Helper()
-	var out []json.RawMessage
-	for _, raw := range msgs {
-		var m struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		}
-		if err := json.Unmarshal(raw, &m); err != nil {
-			t.Fatalf("message is not JSON: %v", err)
-		}
-		var content []json.RawMessage
-		if m.Role != "assistant" || json.Unmarshal(m.Content, &content) != nil {
-			continue
-		}
-		for _, b := range content {
-			var typed struct {
-				Type string `json:"type"`
-			}
-			json.Unmarshal(b, &typed)
-			if typed.Type == "thinking" || typed.Type == "redacted_thinking" {
-				out = append(out, b)
-			}
-		}
-	}
-	return out
+func historyBlocks(c *llmtest.Conversation) []json.RawMessage {
+	return llmtest.ThinkingBlocks(c.Messages)
 }
 
 // assertBlocks checks that the upstream received exactly want, byte for

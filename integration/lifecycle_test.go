@@ -35,7 +35,7 @@ func TestInterleavedConversationsKeepAllTheirBlocks(t *testing.T) {
 			// Every earlier Anthropic block of this conversation came back;
 			// the GLM warm-up block did not.
 			got := thinkingBlocks(t, lastRequest(t, anthropic).Body)
-			assertBlocks(t, got, historyBlocks(t, c)[1:1+own[c]])
+			assertBlocks(t, got, historyBlocks(c)[1:1+own[c]])
 			own[c]++
 		}
 		if s := g.stats(); s.Conversations != 2 {
@@ -62,7 +62,7 @@ func TestSideRequestWithoutThinkingEvictsNothing(t *testing.T) {
 	}
 
 	ok(c.Say("third on anthropic"))
-	assertBlocks(t, thinkingBlocks(t, lastRequest(t, anthropic).Body), historyBlocks(t, c)[1:3])
+	assertBlocks(t, thinkingBlocks(t, lastRequest(t, anthropic).Body), historyBlocks(c)[1:3])
 }
 
 // TestReloadKeepsTheRegistry changes the config through the admin API: the
@@ -85,7 +85,7 @@ func TestReloadKeepsTheRegistry(t *testing.T) {
 
 	turn := ok(c.Say("after the reload"))
 	// Anthropic's block is still known as Anthropic's...
-	assertBlocks(t, thinkingBlocks(t, lastRequest(t, anthropic).Body), historyBlocks(t, c)[1:2])
+	assertBlocks(t, thinkingBlocks(t, lastRequest(t, anthropic).Body), historyBlocks(c)[1:2])
 	// ...and the GLM block is now converted, as the new config says.
 	if got := turn.Header.Get("X-LLM-Thinking-Warning"); got != "thinking_converted" {
 		t.Errorf("warning after reload = %q, want thinking_converted", got)
@@ -167,5 +167,5 @@ func TestStreamInFlightSurvivesAReload(t *testing.T) {
 	// The block of that stream was registered, so it comes back on the
 	// next turn instead of being stripped as unknown.
 	ok(c.Say("after the reload"))
-	assertBlocks(t, thinkingBlocks(t, lastRequest(t, anthropic).Body), historyBlocks(t, c)[1:2])
+	assertBlocks(t, thinkingBlocks(t, lastRequest(t, anthropic).Body), historyBlocks(c)[1:2])
 }

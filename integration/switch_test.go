@@ -42,7 +42,7 @@ func testSwitchGLMToAnthropic(t *testing.T, stream bool) {
 	c.Stream = stream
 	ok(c.Say("hello"))
 	ok(c.Say("tell me more"))
-	if n := len(historyBlocks(t, c)); n != 2 {
+	if n := len(historyBlocks(c)); n != 2 {
 		t.Fatalf("GLM produced %d thinking blocks, want 2", n)
 	}
 
@@ -55,7 +55,7 @@ func testSwitchGLMToAnthropic(t *testing.T, stream bool) {
 
 	// Anthropic's own block comes back on the next turn, byte for byte; the
 	// GLM blocks stay out.
-	own := historyBlocks(t, c)[2:]
+	own := historyBlocks(c)[2:]
 	ok(c.Say("and now?"))
 	assertBlocks(t, thinkingBlocks(t, lastRequest(t, anthropic).Body), own)
 }
@@ -67,12 +67,12 @@ func TestAnthropicGLMAnthropicKeepsAnthropicBlocks(t *testing.T) {
 	c := g.conversation("a-g-a")
 	ok(c.Say("first, on anthropic"))
 	ok(c.Say("second, on anthropic"))
-	anthropicBlocks := historyBlocks(t, c)
+	anthropicBlocks := historyBlocks(c)
 
 	g.use("glm")
 	ok(c.Say("third, on glm"))
 	assertBlocks(t, thinkingBlocks(t, lastRequest(t, glm).Body), nil)
-	glmBlock := historyBlocks(t, c)[2]
+	glmBlock := historyBlocks(c)[2]
 
 	g.use("anthropic")
 	ok(c.Say("fourth, back on anthropic"))
@@ -129,7 +129,7 @@ func TestRedactedThinkingSurvivesARoundTrip(t *testing.T) {
 	anthropic, glm := g.upstreams["anthropic"], g.upstreams["glm"]
 	c := g.conversation("redacted")
 	ok(c.Say("[redacted] something sensitive"))
-	own := historyBlocks(t, c)
+	own := historyBlocks(c)
 	if len(own) != 2 || !strings.Contains(string(own[1]), `"redacted_thinking"`) {
 		t.Fatalf("anthropic reply blocks = %s, want thinking and redacted_thinking", own)
 	}
@@ -150,7 +150,7 @@ func TestUnsignedOllamaBlocksNeverReachAnthropic(t *testing.T) {
 	c := g.conversation("ollama")
 	c.ShowThinking = true
 	ok(c.Say("hello local model"))
-	if b := historyBlocks(t, c); len(b) != 1 || strings.Contains(string(b[0]), "signature") {
+	if b := historyBlocks(c); len(b) != 1 || strings.Contains(string(b[0]), "signature") {
 		t.Fatalf("ollama block = %s, want one unsigned block", b)
 	}
 	g.use("anthropic")
@@ -188,11 +188,11 @@ func TestBackendPlaceholderRoutesPerRequest(t *testing.T) {
 	var mine = map[string][]json.RawMessage{}
 	for i, backend := range []string{"anthropic", "glm", "anthropic", "glm", "glm", "anthropic"} {
 		c.Header.Set("X-Backend", backend)
-		before := len(historyBlocks(t, c))
+		before := len(historyBlocks(c))
 		ok(c.Say("turn on " + backend))
 		up := map[string]*llmtest.Upstream{"anthropic": anthropic, "glm": glm}[backend]
 		assertBlocks(t, thinkingBlocks(t, lastRequest(t, up).Body), mine[backend])
-		mine[backend] = append(mine[backend], historyBlocks(t, c)[before:]...)
+		mine[backend] = append(mine[backend], historyBlocks(c)[before:]...)
 		if len(mine[backend]) == 0 {
 			t.Fatalf("turn %d on %s produced no thinking", i, backend)
 		}

@@ -41,7 +41,7 @@ func TestGzipJSONResponsesAreObserved(t *testing.T) {
 		t.Errorf("upstream was asked for %q, want only gzip", got)
 	}
 	ok(c.Say("again"))
-	assertBlocks(t, thinkingBlocks(t, lastRequest(t, anthropic).Body), historyBlocks(t, c)[1:2])
+	assertBlocks(t, thinkingBlocks(t, lastRequest(t, anthropic).Body), historyBlocks(c)[1:2])
 }
 
 func TestStreamsAskForIdentity(t *testing.T) {

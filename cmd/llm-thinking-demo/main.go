@@ -141,12 +141,14 @@ func (d *demo) report(what string, turn *llmtest.Turn) {
 	reqs := d.upstreams[backend].Requests()
 	received := 0
 	if len(reqs) > 0 {
-		received = thinkingBlocks(reqs[len(reqs)-1].Body)
+		blocks, _ := llmtest.RequestThinkingBlocks(reqs[len(reqs)-1].Body)
+		received = len(blocks)
 	}
-	sent := thinkingBlocks(d.conv.Body())
+	history := d.conv.Messages
 	if turn.Status == http.StatusOK {
-		sent = thinkingBlocks(historyBody(d.conv.Messages[:len(d.conv.Messages)-1]))
+		history = history[:len(history)-1] // the reply just appended
 	}
+	sent := len(llmtest.ThinkingBlocks(history))
 	fmt.Printf("   [%-9s] %-44q client sent %d thinking blocks, %s got %d -> %d", backend, what, sent, backend, received, turn.Status)
 	if turn.Status != http.StatusOK {
 		fmt.Printf(" %s", turn.ErrorMessage)
@@ -181,33 +183,4 @@ func (d *demo) showEvents() {
 		}
 	}
 	d.logSeen = len(data)
-}
-
-// historyBody wraps messages in a request body, to count their blocks.
-func historyBody(msgs []json.RawMessage) []byte {
-	b, _ := json.Marshal(map[string]any{"messages": msgs})
-	return b
-}
-
-// thinkingBlocks counts the thinking blocks of a request body's assistant
-// messages.
-func thinkingBlocks(body []byte) int {
-	var req struct {
-		Messages []struct {
-			Role    string            `json:"role"`
-			Content []json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
-	json.Unmarshal(body, &req)
-	n := 0
-	for _, m := range req.Messages {
-		for _, b := range m.Content {
-			var typed struct{ Type string }
-			json.Unmarshal(b, &typed)
-			if m.Role == "assistant" && (typed.Type == "thinking" || typed.Type == "redacted_thinking") {
-				n++
-			}
-		}
-	}
-	return n
 }
