@@ -94,7 +94,7 @@ func (h *Handler) prepare(r *http.Request, body []byte, backend string, ep endpo
 		// Token counting only reads; requests without any thinking (title
 		// generation, safety checks) never move the lifecycle.
 		Track: ep == messagesEndpoint && (len(blocks) > 0 || mode == "enabled" || mode == "adaptive"),
-	}, make([]string, 0, len(keys)))
+	})
 	if adm.Switched {
 		h.logger.Info("thinking.backend_switch",
 			zap.String("from", adm.Previous), zap.String("to", backend), zap.String("conversation", x.conversation))

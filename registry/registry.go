@@ -174,19 +174,16 @@ type Admission struct {
 }
 
 // Admit looks up the origin of every block of req and, when req.Track is
-// set, advances the conversation's lifecycle. The returned Origins reuse
-// origins' storage when it is large enough.
-func (r *Registry) Admit(req Request, origins []string) Admission {
+// set, advances the conversation's lifecycle.
+func (r *Registry) Admit(req Request) Admission {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 
-	a := Admission{Origins: origins[:0]}
-	for _, k := range req.Keys {
-		origin := ""
+	a := Admission{Origins: make([]string, len(req.Keys))}
+	for i, k := range req.Keys {
 		if e, ok := r.blocks.Get(k); ok {
-			origin = e.origin
+			a.Origins[i] = e.origin
 		}
-		a.Origins = append(a.Origins, origin)
 	}
 
 	var c *conversation

@@ -30,7 +30,7 @@ func admit(r *Registry, conv, backend string, track bool, names ...string) Admis
 	for i, n := range names {
 		keys[i] = key(n)
 	}
-	return r.Admit(Request{Conversation: conv, Backend: backend, Keys: keys, Track: track}, nil)
+	return r.Admit(Request{Conversation: conv, Backend: backend, Keys: keys, Track: track})
 }
 
 func known(r *Registry, name string) bool {

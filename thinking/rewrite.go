@@ -238,7 +238,7 @@ func (r *Request) finalTurn() ([]int, int) {
 	}
 	var turn []int
 	first := -1
-	for i := last; i >= 0; i-- {
+	for i := last - 1; i >= 0; i-- {
 		m := r.messages[i]
 		if m.role == userRole && !r.hasToolResult(i) {
 			break
