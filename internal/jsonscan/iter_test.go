@@ -97,3 +97,32 @@ func TestNameTable(t *testing.T) {
 		}
 	}
 }
+
+func TestResumeContinuesWhereTheWalkStopped(t *testing.T) {
+	b := []byte(`{"a":1,"b":[10, 20 ,30],"c":true}`)
+	// Walk the array's first element, then resume after it.
+	arr := Elements(b, 11)
+	_, first, _ := arr.Item()
+	if string(first) != "10" {
+		t.Fatalf("first element %q", first)
+	}
+	it := ResumeElements(b, 14, 1)
+	var got []string
+	for _, v, ok := it.Item(); ok; _, v, ok = it.Item() {
+		got = append(got, string(v))
+	}
+	if it.Err() != nil || strings.Join(got, " ") != "20 30" || it.End() != 23 {
+		t.Fatalf("resumed elements %q, end %d, err %v", got, it.End(), it.Err())
+	}
+	top := ResumeMembers(b, 23, 2)
+	k, v, ok := top.Item()
+	if !ok || string(k) != `"c"` || string(v) != "true" {
+		t.Fatalf("resumed member %q %q %v", k, v, ok)
+	}
+	if _, _, ok := top.Item(); ok || top.Err() != nil || top.End() != len(b) {
+		t.Fatalf("object did not end: %v", top.Err())
+	}
+	if bad := ResumeElements(b, 12, 1); func() bool { bad.Next(); return bad.Err() == nil }() {
+		t.Fatal("resuming at a value, not after one, was accepted")
+	}
+}

@@ -15,55 +15,46 @@ const maxDepth = 10000
 // before it edits a body, so that invalid JSON is forwarded untouched rather
 // than half-repaired.
 func Valid(b []byte) bool {
-	var stack []byte // open containers: '{' or '['
-	i := SkipSpace(b, 0)
+	return valid(b, SkipSpace(b, 0), nil, false, 0)
+}
+
+// ValidAfter reports whether b is valid JSON given that b[:i] is a valid
+// beginning of it that ends just after a value, inside the containers open
+// lists from the outermost ('{' or '['): what follows must complete them.
+// A request whose start was checked before is checked from there on.
+func ValidAfter(b []byte, i int, open []byte) bool {
+	return ValidBetween(b, i, open, 0)
+}
+
+// ValidBetween is ValidAfter for a b that ends just after a value that
+// leaves the first depth containers of open still open: the part of a body
+// between a checked start and a checked end.
+func ValidBetween(b []byte, i int, open []byte, depth int) bool {
+	stack := make([]byte, len(open), len(open)+8)
+	copy(stack, open)
+	return valid(b, i, stack, true, depth)
+}
+
+// valid checks b from i, with the containers of stack open; ended says
+// that a value ended just before i. b must end when depth containers are
+// left open, just after a value.
+func valid(b []byte, i int, stack []byte, ended bool, depth int) bool {
 	for {
-		// A value starts at i.
-		if i >= len(b) {
-			return false
-		}
-		var ok bool
-		switch c := b[i]; c {
-		case '{', '[':
-			stack = append(stack, c)
-			if len(stack) > maxDepth {
+		if !ended {
+			var closed, ok bool
+			if i, closed, ok = validValue(b, i, &stack); !ok {
 				return false
 			}
-			i = SkipSpace(b, i+1)
-			if i < len(b) && b[i] == c+2 { // '}' and ']' follow '{' and '[' by two
-				stack = stack[:len(stack)-1]
-				i++
-				break
-			}
-			if c == '{' {
-				if i, ok = validKey(b, i); !ok {
-					return false
-				}
-			}
-			continue
-		case '"':
-			if i, ok = validString(b, i); !ok {
-				return false
-			}
-		case 't':
-			if i, ok = validLiteral(b, i, "true"); !ok {
-				return false
-			}
-		case 'f':
-			if i, ok = validLiteral(b, i, "false"); !ok {
-				return false
-			}
-		case 'n':
-			if i, ok = validLiteral(b, i, "null"); !ok {
-				return false
-			}
-		default:
-			if i, ok = validNumber(b, i); !ok {
-				return false
+			if !closed {
+				continue
 			}
 		}
+		ended = false
 		// A value ended at i: close containers until one continues.
 		for {
+			if depth > 0 && len(stack) == depth && i == len(b) {
+				return true
+			}
 			i = SkipSpace(b, i)
 			if len(stack) == 0 {
 				return i == len(b)
@@ -75,19 +66,58 @@ func Valid(b []byte) bool {
 			if b[i] == ',' {
 				i = SkipSpace(b, i+1)
 				if top == '{' {
+					var ok bool
 					if i, ok = validKey(b, i); !ok {
 						return false
 					}
 				}
 				break
 			}
-			if b[i] != top+2 {
+			if b[i] != top+2 || len(stack) <= depth { // '}' and ']' follow '{' and '[' by two
 				return false
 			}
 			stack = stack[:len(stack)-1]
 			i++
 		}
 	}
+}
+
+// validValue checks the value that starts at b[i]. A container it opens is
+// pushed on stack and reported as not closed, with i at its first value; any
+// other value (an empty container too) is reported closed, with i just past
+// it.
+func validValue(b []byte, i int, stack *[]byte) (next int, closed, ok bool) {
+	if i >= len(b) {
+		return 0, false, false
+	}
+	switch c := b[i]; c {
+	case '{', '[':
+		*stack = append(*stack, c)
+		if len(*stack) > maxDepth {
+			return 0, false, false
+		}
+		i = SkipSpace(b, i+1)
+		if i < len(b) && b[i] == c+2 {
+			*stack = (*stack)[:len(*stack)-1]
+			return i + 1, true, true
+		}
+		if c == '{' {
+			i, ok = validKey(b, i)
+			return i, false, ok
+		}
+		return i, false, true
+	case '"':
+		i, ok = validString(b, i)
+	case 't':
+		i, ok = validLiteral(b, i, "true")
+	case 'f':
+		i, ok = validLiteral(b, i, "false")
+	case 'n':
+		i, ok = validLiteral(b, i, "null")
+	default:
+		i, ok = validNumber(b, i)
+	}
+	return i, true, ok
 }
 
 // validKey checks a key and its colon at b[i], returning where the value

@@ -68,3 +68,47 @@ func BenchmarkValid256KiB(b *testing.B) {
 		}
 	}
 }
+
+func TestValidBetweenChecksAMiddle(t *testing.T) {
+	tests := []struct {
+		part string
+		at   int
+		want bool
+	}{
+		{`{"a":[1,2,3]`, 9, true},
+		{`{"a":[1,2 , {"x":[]} ]`, 9, true},
+		{`{"a":[1,2,3] `, 9, false}, // the end must follow the value at once
+		{`{"a":[1,2,3`, 9, false},
+		{`{"a":[1,2,3]}`, 9, false},
+		{`{"a":[1,2,,3]`, 9, false},
+	}
+	for _, tt := range tests {
+		if got := ValidBetween([]byte(tt.part), tt.at, []byte("{["), 1); got != tt.want {
+			t.Errorf("ValidBetween(%s, %d) = %v, want %v", tt.part, tt.at, got, tt.want)
+		}
+	}
+}
+
+func TestValidAfterChecksTheRest(t *testing.T) {
+	tests := []struct {
+		doc  string
+		at   int // just after a value
+		open string
+		want bool
+	}{
+		{`{"a":[1,2,3],"b":true}`, 9, "{[", true},
+		{`{"a":[1,2 ,3 ] , "b":{"c":null}}`, 9, "{[", true},
+		{`{"a":[1,2]}`, 9, "{[", true},
+		{`{"a":[1,2,]}`, 9, "{[", false},
+		{`{"a":[1,2]`, 9, "{[", false},
+		{`{"a":[1,2]}}`, 9, "{[", false},
+		{`{"a":[1,2],"b"}`, 9, "{[", false},
+		{`{"a":[1,2,"\q"]}`, 9, "{[", false},
+		{`[1,2] `, 2, "[", true},
+	}
+	for _, tt := range tests {
+		if got := ValidAfter([]byte(tt.doc), tt.at, []byte(tt.open)); got != tt.want {
+			t.Errorf("ValidAfter(%s, %d, %s) = %v, want %v", tt.doc, tt.at, tt.open, got, tt.want)
+		}
+	}
+}

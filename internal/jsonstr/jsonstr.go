@@ -11,6 +11,7 @@
 package jsonstr
 
 import (
+	"bytes"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -122,4 +123,25 @@ func hex4(s []byte, i int) (rune, bool) {
 		r = r<<4 | rune(c)
 	}
 	return r, true
+}
+
+// Value returns the value of the JSON string literal lit, which must be
+// delimited as jsonscan delimits literals (its closing quote is the first
+// unescaped one). When the contents hold no escape and are valid UTF-8, the
+// value is those contents, with no copy; otherwise it is decoded onto dst,
+// which Value returns for reuse either way. It reports false when lit is not
+// a well-formed literal. Unlike Append, it does not look for raw control
+// characters in contents without escapes: only invalid JSON holds them, and
+// callers that must refuse invalid JSON validate the whole body.
+func Value(dst, lit []byte) (value, buf []byte, ok bool) {
+	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
+		return nil, dst, false
+	}
+	s := lit[1 : len(lit)-1]
+	if bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s) {
+		return s, dst, true
+	}
+	start := len(dst)
+	dst, ok = AppendContent(dst, s)
+	return dst[start:], dst, ok
 }

@@ -1,6 +1,7 @@
 package jsonstr
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 )
@@ -60,7 +61,7 @@ func TestAppendDoesNotAllocate(t *testing.T) {
 // FuzzAppend checks that Append agrees with encoding/json on every input:
 // same verdict on validity and the same decoded bytes.
 func FuzzAppend(f *testing.F) {
-	for _, s := range []string{`""`, `"a\nb"`, `"\ud83d\ude00"`, `"\ud800"`, "\"\xff\"", `"\u0041"`, `"\\\""`} {
+	for _, s := range []string{`""`, `"a\nb"`, `"\ud83d\ude00"`, `"\ud800"`, "\"\xff\"", `"\u0041"`, `"\\\""`, "\"eight ok\x01 then a control\"", "\"ascii then \xc3\xa9 then more ascii\""} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, lit []byte) {
@@ -75,5 +76,62 @@ func FuzzAppend(f *testing.F) {
 		if ok && string(got) != want {
 			t.Fatalf("Append(%q) = %q, encoding/json = %q", lit, got, want)
 		}
+		// Value agrees with Append on every literal a scanner delimits
+		// (no unescaped quote inside) that holds no raw control character.
+		inner := lit[min(1, len(lit)):max(1, len(lit)-1)]
+		if bytes.ContainsFunc(inner, func(r rune) bool { return r < 0x20 }) || unescapedQuote(inner) {
+			return
+		}
+		v, _, vok := Value(nil, lit)
+		if vok != ok || string(v) != string(got) {
+			t.Fatalf("Value(%q) = %q, %v; Append = %q, %v", lit, v, vok, got, ok)
+		}
 	})
+}
+
+// unescapedQuote reports whether s holds a quote no backslash escapes.
+func unescapedQuote(s []byte) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return true
+		}
+	}
+	return false
+}
+
+func TestValueCopiesOnlyWhatDecodingChanges(t *testing.T) {
+	tests := []struct {
+		lit, want string
+		copied    bool
+		ok        bool
+	}{
+		{`""`, "", false, true},
+		{`"plain ascii, long enough for a word or two"`, "plain ascii, long enough for a word or two", false, true},
+		{`"café 😀 naïve"`, "café 😀 naïve", false, true},
+		{`"a\nb"`, "a\nb", true, true},
+		{"\"bad \xff utf-8 spanning more than eight bytes\"", "bad \uFFFD utf-8 spanning more than eight bytes", true, true},
+		{`"\q"`, "", true, false},
+		{`x`, "", false, false},
+	}
+	for _, tt := range tests {
+		lit := []byte(tt.lit)
+		v, buf, ok := Value([]byte("p:"), lit)
+		if ok != tt.ok || ok && string(v) != tt.want {
+			t.Errorf("Value(%q) = %q, %v; want %q, %v", tt.lit, v, ok, tt.want, tt.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		inLit := len(v) > 0 && &v[0] == &lit[1]
+		if inLit == tt.copied && len(v) > 0 {
+			t.Errorf("Value(%q): copied %v, want %v", tt.lit, !inLit, tt.copied)
+		}
+		if string(buf[:2]) != "p:" {
+			t.Errorf("Value(%q) lost what dst held: %q", tt.lit, buf)
+		}
+	}
 }
