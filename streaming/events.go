@@ -1,8 +1,10 @@
 package streaming
 
 import (
+	"bytes"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 )
 
 // Bounds on what one response can make an SSE hold. Past any of them the
@@ -27,15 +29,22 @@ const (
 // block of the response to reuse.
 type openBlock struct {
 	index int
-	kind  Kind
-	text  *registry.ThinkingHasher
+	kind  block.Kind
+	text  block.Hasher
 	sig   []byte
-	key   registry.Key // a redacted block's, known from its start
+	key   block.Key // a redacted block's, known from its start
 }
+
+// deltaPrefix starts the data of a content_block_delta event as the
+// Messages API writes it.
+const deltaPrefix = `{"type":"content_block_delta","index":`
 
 // event applies the data of one event to the response. Data that is not a
 // JSON object, such as "[DONE]", is ignored.
 func (s *SSE) event(data []byte) {
+	if s.unfollowedDelta(data) {
+		return
+	}
 	var typ, index, block, delta []byte
 	var buf [32]byte
 	it := members(data)
@@ -76,6 +85,33 @@ func (s *SSE) event(data []byte) {
 	}
 }
 
+// unfollowedDelta reports whether data is, exactly as the API writes it
+// ({"type":"content_block_delta","index":N,"delta":{...}} and nothing
+// more), a delta of a block the observer does not follow (text, tool
+// input): nearly every event of a response, which then costs a comparison
+// and a skip instead of a parse. Anything written otherwise is parsed in
+// full, so that duplicate keys read as the client reads them.
+func (s *SSE) unfollowedDelta(data []byte) bool {
+	rest, ok := bytes.CutPrefix(data, []byte(deltaPrefix))
+	if !ok {
+		return false
+	}
+	end := bytes.IndexByte(rest, ',')
+	if end < 0 {
+		return false
+	}
+	i, ok := parseIndex(rest[:end])
+	if !ok || s.slot(i) >= 0 {
+		return false
+	}
+	rest, ok = bytes.CutPrefix(rest[end:], []byte(`,"delta":`))
+	if !ok {
+		return false
+	}
+	end, ok = jsonscan.SkipValue(rest, 0)
+	return ok && string(rest[end:]) == "}"
+}
+
 // find returns the slot in s.open of the block whose index literal is
 // given, or -1 when that block is not followed.
 func (s *SSE) find(index []byte) int {
@@ -101,36 +137,25 @@ func (s *SSE) slot(index int) int {
 
 // start begins the block at index. A block still open at that index is
 // dropped: the index now names the new block.
-func (s *SSE) start(index int, block []byte) {
+func (s *SSE) start(index int, obj []byte) {
 	if b := s.slot(index); b >= 0 {
 		s.drop(b)
 	}
-	f, ok := readBlock(block)
-	if !ok {
+	f, ok := readBlock(obj)
+	if !ok || f.Kind == 0 {
 		return
 	}
-	switch f.kind {
-	case Thinking:
-		b := s.openBlock(index, Thinking)
-		if b == nil {
-			return
-		}
-		if s.scratch, ok = appendString(s.scratch[:0], f.text); !ok {
-			s.quit()
-			return
-		}
-		b.text.Write(s.scratch)
-		s.setSignature(b, f.sig)
-	case Redacted:
-		b := s.openBlock(index, Redacted)
-		if b == nil {
-			return
-		}
-		if s.scratch, ok = appendString(s.scratch[:0], f.data); !ok {
-			s.quit()
-			return
-		}
-		b.key = registry.RedactedKey(s.scratch)
+	b := s.openBlock(index, f.Kind)
+	if b == nil {
+		return
+	}
+	if f.Kind == block.Redacted {
+		b.key, s.scratch, ok = b.text.Key(obj, f, s.scratch)
+	} else if s.scratch, ok = b.text.WriteString(s.scratch, f.Thinking.Of(obj)); ok {
+		s.setSignature(b, f.Signature.Of(obj))
+	}
+	if !ok {
+		s.quit()
 	}
 }
 
@@ -142,7 +167,7 @@ func (s *SSE) start(index int, block []byte) {
 // send, decodes here as two U+FFFD but joins into one character in a
 // JavaScript client; that block's key will not match its replay.
 func (s *SSE) delta(b *openBlock, delta []byte) {
-	if b.kind != Thinking {
+	if b.kind != block.Thinking {
 		return
 	}
 	var typ, text, sig []byte
@@ -164,11 +189,9 @@ func (s *SSE) delta(b *openBlock, delta []byte) {
 	switch string(jsonscan.Name(typ, &buf)) {
 	case "thinking_delta":
 		var ok bool
-		if s.scratch, ok = appendString(s.scratch[:0], text); !ok {
+		if s.scratch, ok = b.text.WriteString(s.scratch, text); !ok {
 			s.quit()
-			return
 		}
-		b.text.Write(s.scratch)
 	case "signature_delta":
 		s.setSignature(b, sig)
 	}
@@ -179,7 +202,7 @@ func (s *SSE) delta(b *openBlock, delta []byte) {
 // accumulators do: the client replays the last one it got.
 func (s *SSE) setSignature(b *openBlock, sig []byte) {
 	var ok bool
-	if b.sig, ok = appendString(b.sig[:0], sig); !ok || len(b.sig) > maxSignature {
+	if b.sig, ok = block.AppendString(b.sig[:0], sig); !ok || len(b.sig) > maxSignature {
 		s.quit()
 	}
 }
@@ -192,15 +215,15 @@ func (s *SSE) stop(b int) {
 	}
 	o := &s.open[b]
 	key := o.key
-	if o.kind == Thinking {
-		key = o.text.Key(o.sig)
+	if o.kind == block.Thinking {
+		key = o.text.Thinking(o.sig)
 	}
 	s.finished = append(s.finished, Block{Kind: o.kind, Index: o.index, Key: key})
 	s.drop(b)
 }
 
 // openBlock starts following a block, reusing the buffers of a finished one.
-func (s *SSE) openBlock(index int, kind Kind) *openBlock {
+func (s *SSE) openBlock(index int, kind block.Kind) *openBlock {
 	if len(s.open) == maxOpen {
 		s.quit()
 		return nil
@@ -212,13 +235,7 @@ func (s *SSE) openBlock(index int, kind Kind) *openBlock {
 	}
 	b := &s.open[len(s.open)-1]
 	b.index, b.kind, b.sig = index, kind, b.sig[:0]
-	if kind == Thinking {
-		if b.text == nil {
-			b.text = registry.NewThinkingHasher()
-		} else {
-			b.text.Reset()
-		}
-	}
+	b.text.Reset()
 	return b
 }
 

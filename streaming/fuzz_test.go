@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 )
 
 // FuzzSSE checks that no input panics the observer, that however the input
@@ -117,7 +117,7 @@ type reference struct {
 }
 
 type refBlock struct {
-	kind      Kind
+	kind      block.Kind
 	text, sig string
 	data      string
 }
@@ -171,11 +171,11 @@ func (r *reference) event(data string) {
 		var okText, okSig bool
 		switch cbType {
 		case "thinking":
-			b.kind = Thinking
+			b.kind = block.Thinking
 			b.text, okText = refString(cb, "thinking")
 			b.sig, okSig = refString(cb, "signature")
 		case "redacted_thinking":
-			b.kind = Redacted
+			b.kind = block.Redacted
 			b.data, okText = refString(cb, "data")
 			okSig = true
 		default:
@@ -188,7 +188,7 @@ func (r *reference) event(data string) {
 		r.open[index] = &b
 	case "content_block_delta":
 		b := r.open[index]
-		if !indexOK || b == nil || b.kind != Thinking {
+		if !indexOK || b == nil || b.kind != block.Thinking {
 			return
 		}
 		delta, ok := refObject(ev["delta"])
@@ -219,9 +219,9 @@ func (r *reference) event(data string) {
 			r.fail()
 			return
 		}
-		key := registry.RedactedKey([]byte(b.data))
-		if b.kind == Thinking {
-			key = registry.ThinkingKey([]byte(b.text), []byte(b.sig))
+		key := redactedKey(b.data)
+		if b.kind == block.Thinking {
+			key = thinkingKey(b.text, b.sig)
 		}
 		r.finished = append(r.finished, Block{Kind: b.kind, Index: index, Key: key})
 		delete(r.open, index)
@@ -300,13 +300,13 @@ func referenceJSON(body []byte) ([]Block, error) {
 			if !okText || !okSig {
 				return nil, errNotMessage
 			}
-			blocks = append(blocks, Block{Kind: Thinking, Index: i, Key: registry.ThinkingKey([]byte(text), []byte(sig))})
+			blocks = append(blocks, thinking(i, text, sig))
 		case "redacted_thinking":
 			data, ok := refString(b, "data")
 			if !ok {
 				return nil, errNotMessage
 			}
-			blocks = append(blocks, Block{Kind: Redacted, Index: i, Key: registry.RedactedKey([]byte(data))})
+			blocks = append(blocks, redacted(i, data))
 		}
 	}
 	return blocks, nil

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 )
 
 // result is what an SSE observer reported: how often complete ran and with
@@ -85,11 +85,23 @@ func head(p []byte) []byte { return p[:min(len(p), 20)] }
 func tail(p []byte) []byte { return p[max(0, len(p)-20):] }
 
 func thinking(index int, text, signature string) Block {
-	return Block{Kind: Thinking, Index: index, Key: registry.ThinkingKey([]byte(text), []byte(signature))}
+	return Block{Kind: block.Thinking, Index: index, Key: thinkingKey(text, signature)}
 }
 
 func redacted(index int, data string) Block {
-	return Block{Kind: Redacted, Index: index, Key: registry.RedactedKey([]byte(data))}
+	return Block{Kind: block.Redacted, Index: index, Key: redactedKey(data)}
+}
+
+// thinkingKey is the key of a thinking block seen whole.
+func thinkingKey(text, signature string) block.Key {
+	var h block.Hasher
+	h.Write([]byte(text))
+	return h.Thinking([]byte(signature))
+}
+
+func redactedKey(data string) block.Key {
+	var h block.Hasher
+	return h.Redacted([]byte(data))
 }
 
 // ev formats one event as the Messages API sends it.

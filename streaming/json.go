@@ -3,15 +3,14 @@ package streaming
 import (
 	"bytes"
 	"compress/gzip"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strings"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 )
 
 // JSON observes a non-streaming Messages response (a JSON body), up to limit
@@ -56,7 +55,7 @@ func (j *JSON) Blocks() ([]Block, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !json.Valid(body) {
+	if !jsonscan.Valid(body) {
 		return nil, errors.New("streaming: response body is not valid JSON")
 	}
 	var typ, content []byte
@@ -81,13 +80,19 @@ func (j *JSON) decoded() ([]byte, error) {
 	if j.overflow {
 		return nil, fmt.Errorf("streaming: response body exceeds %d bytes", j.limit)
 	}
-	switch strings.ToLower(strings.TrimSpace(j.encoding)) {
+	return Decode(j.body, j.encoding, j.limit)
+}
+
+// Decode returns a response body with its Content-Encoding ("" / identity
+// or gzip) removed, refusing to produce more than limit bytes.
+func Decode(body []byte, contentEncoding string, limit int64) ([]byte, error) {
+	switch strings.ToLower(strings.TrimSpace(contentEncoding)) {
 	case "", "identity":
-		return j.body, nil
+		return body, nil
 	case "gzip", "x-gzip":
-		return gunzip(j.body, j.limit)
+		return gunzip(body, limit)
 	}
-	return nil, fmt.Errorf("streaming: cannot read a response body with Content-Encoding %q", j.encoding)
+	return nil, fmt.Errorf("streaming: cannot read a response body with Content-Encoding %q", contentEncoding)
 }
 
 // gunzip decompresses body, refusing to produce more than limit bytes so a
@@ -111,6 +116,7 @@ func gunzip(body []byte, limit int64) ([]byte, error) {
 // message's content array.
 func contentBlocks(content []byte) ([]Block, error) {
 	var blocks []Block
+	var h block.Hasher
 	var scratch []byte
 	elems := elements(content)
 	for index := 0; ; index++ {
@@ -119,30 +125,14 @@ func contentBlocks(content []byte) ([]Block, error) {
 			break
 		}
 		f, ok := readBlock(v)
-		if !ok {
+		if !ok || f.Kind == 0 {
 			continue
 		}
-		var key registry.Key
-		switch f.kind {
-		case Thinking:
-			var okText, okSig bool
-			scratch, okText = appendString(scratch[:0], f.text)
-			n := len(scratch)
-			scratch, okSig = appendString(scratch, f.sig)
-			if !okText || !okSig {
-				return nil, fmt.Errorf("streaming: thinking block at content index %d has a field that is not a string", index)
-			}
-			key = registry.ThinkingKey(scratch[:n], scratch[n:])
-		case Redacted:
-			var okData bool
-			if scratch, okData = appendString(scratch[:0], f.data); !okData {
-				return nil, fmt.Errorf("streaming: redacted_thinking block at content index %d has data that is not a string", index)
-			}
-			key = registry.RedactedKey(scratch)
-		default:
-			continue
+		var key block.Key
+		if key, scratch, ok = h.Key(v, f, scratch); !ok {
+			return nil, fmt.Errorf("streaming: %s block at content index %d has a field that is not a string", f.Kind, index)
 		}
-		blocks = append(blocks, Block{Kind: f.kind, Index: index, Key: key})
+		blocks = append(blocks, Block{Kind: f.Kind, Index: index, Key: key})
 	}
 	if elems.Err() != nil {
 		return nil, errors.New("streaming: response content is not an array")

@@ -2,29 +2,6 @@ package streaming
 
 import "testing"
 
-func TestAppendString(t *testing.T) {
-	tests := []struct {
-		v    []byte
-		want string
-		ok   bool
-	}{
-		{nil, "", true},
-		{[]byte(`null`), "", true},
-		{[]byte(`""`), "", true},
-		{[]byte(`"a\nb"`), "a\nb", true},
-		{[]byte(`nul`), "", false},
-		{[]byte(`0`), "", false},
-		{[]byte(`{}`), "", false},
-		{[]byte(`"\q"`), "", false},
-	}
-	for _, tt := range tests {
-		got, ok := appendString([]byte("p:"), tt.v)
-		if ok != tt.ok || string(got) != "p:"+tt.want {
-			t.Errorf("appendString(%q) = %q, %v, want %q, %v", tt.v, got, ok, "p:"+tt.want, tt.ok)
-		}
-	}
-}
-
 func TestParseIndex(t *testing.T) {
 	tests := []struct {
 		v    string

@@ -50,8 +50,18 @@ func (s *SSE) Write(p []byte) (int, error) {
 			p = p[1:]
 		}
 	}
+	// Servers end lines with "\n"; when p holds no "\r" at all, finding a
+	// line's end is one search instead of two.
+	noCR := bytes.IndexByte(p, '\r') < 0
 	for !s.done && len(p) > 0 {
-		end, next := lineEnd(p)
+		end, next := -1, -1
+		if noCR {
+			if end = bytes.IndexByte(p, '\n'); end >= 0 {
+				next = end + 1
+			}
+		} else {
+			end, next = lineEnd(p)
+		}
 		if end < 0 {
 			if s.fits(len(s.line) + len(p)) {
 				s.line = append(s.line, p...)

@@ -17,7 +17,7 @@ func (r *Request) dropThinkingConfig() ([]edit, error) {
 		case thinkingMember:
 			remove[i] = true
 		case contextMember:
-			if r.contextEdits.end == 0 {
+			if r.contextEdits.End == 0 {
 				continue
 			}
 			kept, dropped, left, err := r.keptContextEdits()
@@ -40,7 +40,7 @@ func (r *Request) dropThinkingConfig() ([]edit, error) {
 func (r *Request) keptContextEdits() (kept []byte, dropped, left int, err error) {
 	b := r.body
 	kept = append(kept, '[')
-	it := jsonscan.Elements(b, r.contextEdits.start)
+	it := jsonscan.Elements(b, r.contextEdits.Start)
 	for _, edit, ok := it.Item(); ok; _, edit, ok = it.Item() {
 		if bytes.HasPrefix(editType(edit), []byte("clear_thinking_")) {
 			dropped++
@@ -85,11 +85,11 @@ func removeMembers(ms []member, remove []bool) []edit {
 		}
 		switch {
 		case i > 0: // from the end of the member before the run
-			edits = append(edits, edit{span: span{ms[i-1].value.end, ms[j].value.end}})
+			edits = append(edits, edit{span: span{ms[i-1].value.End, ms[j].value.End}})
 		case j+1 < len(ms): // up to the member after the run
-			edits = append(edits, edit{span: span{ms[0].key.start, ms[j+1].key.start}})
+			edits = append(edits, edit{span: span{ms[0].key.Start, ms[j+1].key.Start}})
 		default:
-			edits = append(edits, edit{span: span{ms[0].key.start, ms[j].value.end}})
+			edits = append(edits, edit{span: span{ms[0].key.Start, ms[j].value.End}})
 		}
 		i = j + 1
 	}

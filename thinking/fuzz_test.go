@@ -5,14 +5,25 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 )
 
 // oracleBlock is a thinking block as encoding/json sees it.
 type oracleBlock struct {
-	kind                  Kind
+	kind                  block.Kind
 	msg, index            int
 	text, signature, data string
-	hasSignature          bool
+}
+
+// key is the block's key, from the fields encoding/json decoded.
+func (b oracleBlock) key() block.Key {
+	var h block.Hasher
+	if b.kind == block.Redacted {
+		return h.Redacted([]byte(b.data))
+	}
+	h.Write([]byte(b.text))
+	return h.Thinking([]byte(b.signature))
 }
 
 // oracleBlocks finds the thinking blocks of body with encoding/json, reading
@@ -48,13 +59,12 @@ func oracleBlocks(body []byte) (blocks []oracleBlock, ok bool) {
 			}
 			switch typ {
 			case "thinking":
-				ob.kind = Thinking
-				_, ob.hasSignature = b["signature"]
+				ob.kind = block.Thinking
 				if !str("thinking", &ob.text) || !str("signature", &ob.signature) {
 					return nil, false
 				}
 			case "redacted_thinking":
-				ob.kind = Redacted
+				ob.kind = block.Redacted
 				if !str("data", &ob.data) {
 					return nil, false
 				}
@@ -74,8 +84,7 @@ func sameBlocks(t *testing.T, got []Block, want []oracleBlock) {
 	}
 	for i, w := range want {
 		g := got[i]
-		if g.Kind != w.kind || g.Message != w.msg || g.Index != w.index || g.HasSignature != w.hasSignature ||
-			string(g.Thinking) != w.text || string(g.Signature) != w.signature || string(g.Data) != w.data {
+		if g.Kind != w.kind || g.Message != w.msg || g.Index != w.index || g.Key != w.key() {
 			t.Fatalf("block %d: Parse %+v, encoding/json %+v", i, g, w)
 		}
 	}
@@ -105,6 +114,7 @@ func FuzzRewrite(f *testing.F) {
 		if mustParse {
 			sameBlocks(t, req.Blocks(), want)
 		}
+		checkResume(t, req, body, seed)
 
 		actions := make([]Action, len(req.Blocks()))
 		dropSig := seed%4 == 0
@@ -143,7 +153,79 @@ func FuzzRewrite(f *testing.F) {
 		}
 		checkKeptBlocks(t, req, after, actions, res, dropSig)
 		checkMessages(t, req, after, res)
+		checkCautious(t, req, actions)
 	})
+}
+
+// checkResume verifies that a checkpoint of the body reads it again as
+// Parse does, and that a body changed anywhere in the checkpointed prefix
+// is read from the start.
+func checkResume(t *testing.T, req *Request, body []byte, seed uint64) {
+	t.Helper()
+	var cp Checkpoint
+	req.Save(&cp)
+	again, err := Resume(body, &cp)
+	if err != nil {
+		t.Fatalf("Resume of the body a checkpoint was saved from: %v", err)
+	}
+	if len(cp.prefix) > 0 && again.resumedAt == 0 {
+		t.Fatal("a checkpoint did not cover its own body")
+	}
+	sameState(t, again, req)
+	again.Release()
+	if len(cp.prefix) == 0 {
+		return
+	}
+	changed := bytes.Clone(body)
+	changed[int(seed%uint64(len(cp.prefix)))] ^= 1
+	resumed, rerr := Resume(changed, &cp)
+	full, ferr := Parse(changed)
+	if (rerr == nil) != (ferr == nil) {
+		t.Fatalf("changed body: Resume err %v, Parse err %v", rerr, ferr)
+	}
+	if rerr == nil {
+		sameState(t, resumed, full)
+		resumed.Release()
+		full.Release()
+	}
+}
+
+// checkCautious verifies RewriteCautiously's promises on the same input:
+// valid JSON, counts that add up, no assistant message ending in thinking,
+// and no thinking left in a final tool loop once thinking is off.
+func checkCautious(t *testing.T, req *Request, actions []Action) {
+	t.Helper()
+	out, res, err := req.RewriteCautiously(actions)
+	if err != nil {
+		t.Fatalf("RewriteCautiously: %v", err)
+	}
+	if res.Kept+res.Stripped+res.Converted != len(actions) {
+		t.Fatalf("cautious counts %+v do not add up to %d blocks", res, len(actions))
+	}
+	if !json.Valid(out) {
+		t.Fatalf("cautious rewrite produced invalid JSON:\n%s", out)
+	}
+	after, err := Parse(out)
+	if err != nil {
+		t.Fatalf("cannot parse own cautious output: %v", err)
+	}
+	defer after.Release()
+	for mi, m := range after.messages {
+		if parts := after.parts(mi); m.role == assistantRole && len(parts) > 0 && parts[len(parts)-1].typ.isThinking() {
+			t.Fatalf("message %d ends in thinking after a cautious rewrite:\n%s", mi, out)
+		}
+	}
+	if thinkingOn(string(after.thinkingType)) {
+		return
+	}
+	turn, _ := after.finalTurn()
+	for _, mi := range turn {
+		for _, p := range after.parts(mi) {
+			if p.typ.isThinking() {
+				t.Fatalf("thinking off, yet final-turn message %d holds thinking:\n%s", mi, out)
+			}
+		}
+	}
 }
 
 // checkKeptBlocks verifies that the output's thinking blocks are the input's
@@ -153,13 +235,13 @@ func checkKeptBlocks(t *testing.T, before, after *Request, actions []Action, res
 	var kept [][]byte
 	for _, p := range before.content {
 		if p.block >= 0 && actions[p.block] == Keep {
-			kept = append(kept, p.span.of(before.body))
+			kept = append(kept, p.span.Of(before.body))
 		}
 	}
 	var outBlocks [][]byte
 	for _, p := range after.content {
 		if p.block >= 0 {
-			outBlocks = append(outBlocks, p.span.of(after.body))
+			outBlocks = append(outBlocks, p.span.Of(after.body))
 		}
 	}
 	if !dropSig && len(outBlocks) != res.Kept {
@@ -190,10 +272,10 @@ func checkMessages(t *testing.T, before, after *Request, res Result) {
 		if am.role != bm.role {
 			t.Fatalf("message %d changed role", i)
 		}
-		if bm.role != assistantRole && !bytes.Equal(bm.content.of(before.body), am.content.of(after.body)) {
+		if bm.role != assistantRole && !bytes.Equal(bm.content.Of(before.body), am.content.Of(after.body)) {
 			t.Fatalf("non-assistant message %d was edited", i)
 		}
-		emptied := bm.parts.end > bm.parts.start && am.parts.end == am.parts.start
+		emptied := bm.parts.End > bm.parts.Start && am.parts.End == am.parts.Start
 		if emptied && i != len(before.messages)-1 {
 			t.Fatalf("message %d was left empty", i)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 )
@@ -13,36 +14,14 @@ import (
 // Messages request: not an object, or no messages array.
 var ErrNotMessages = errors.New("not a Messages request: want an object with a messages array")
 
-// Kind says whether a block is a thinking or a redacted_thinking block.
-type Kind uint8
-
-// The two kinds of block the package rewrites.
-const (
-	Thinking Kind = iota + 1
-	Redacted
-)
-
-// String returns the block type as the API names it.
-func (k Kind) String() string {
-	if k == Redacted {
-		return "redacted_thinking"
-	}
-	return "thinking"
-}
-
 // Block is a thinking or redacted_thinking block of an assistant message.
-// Its byte fields hold decoded values and stay valid as long as the Request.
 type Block struct {
-	Kind    Kind
+	Kind    block.Kind
 	Message int // index in messages
 	Index   int // index in that message's content
-	// Thinking and Signature are set for Kind Thinking, Data for Redacted.
-	Thinking  []byte
-	Signature []byte
-	Data      []byte
-	// HasSignature reports whether the block carries a signature field at
-	// all (unsigned blocks come from backends such as Ollama).
-	HasSignature bool
+	// Key identifies the block by its whole content (text and signature, or
+	// redacted data), as the response that produced it was keyed.
+	Key block.Key
 }
 
 // Request is the structure of one Messages request body, as far as this
@@ -54,8 +33,29 @@ type Request struct {
 	messages []message
 	content  []part // content parts of all messages, message by message
 	blocks   []Block
-	arena    []byte // decoded block strings
+	scratch  []byte // decoded strings of a block, while they are hashed
+	typeBuf  []byte // thinking.type, when taken from a checkpoint
+	out      []byte // where Rewrite writes, see Output
+	hasher   block.Hasher
+	// resumedAt is the length of the checkpointed prefix the body was read
+	// from, or 0; prefixValid says the prefix was checked to be valid JSON.
+	resumedAt   int
+	prefixValid bool
+	// tailAt is where the checkpointed tail the body ends with begins, or
+	// 0; tailValid says the tail was checked to be valid JSON.
+	tailAt    int
+	tailValid bool
+	// validated says the whole body was checked to be valid JSON.
+	validated bool
 
+	config
+	// atMessages is config as it was when the messages member began: what
+	// a checkpoint of the body's start restores.
+	atMessages config
+}
+
+// config is what the top-level members other than messages say.
+type config struct {
 	thinkingType     []byte // value of thinking.type, raw literal contents
 	contextEdits     span   // context_management.edits array, if any
 	contextOnlyEdits bool   // context_management holds nothing but edits
@@ -97,6 +97,7 @@ type message struct {
 	content      span // the content value
 	contentArray bool
 	parts        span // range of Request.content
+	end          int  // just past the message object
 }
 
 // partType is the type of one content block.
@@ -121,8 +122,6 @@ type part struct {
 	// Fields of thinking parts, for rewriting them.
 	thinking  span // the thinking literal
 	signature span // the signature member, key to value
-	sigValue  span // the signature literal
-	members   int  // number of members in the block object
 }
 
 // requests recycles Requests: every Messages request is parsed, and their
@@ -132,23 +131,38 @@ var requests = sync.Pool{New: func() any { return new(Request) }}
 // Parse reads the structure of a Messages request body. It returns an error
 // wrapping ErrNotMessages, or a syntax error, when it cannot; the caller then
 // forwards the body untouched. Call Release when done with the Request.
-func Parse(body []byte) (*Request, error) {
+func Parse(body []byte) (*Request, error) { return Resume(body, nil) }
+
+// Resume is Parse, for a body that may start as the one cp was saved from
+// (see Checkpoint): the part they share is not read again. cp may be nil,
+// and is not changed.
+func Resume(body []byte, cp *Checkpoint) (*Request, error) {
 	r := requests.Get().(*Request)
 	r.body = body
-	if err := r.parse(); err != nil {
+	if err := r.parse(cp); err != nil {
 		r.Release()
 		return nil, err
 	}
 	return r, nil
 }
 
-func (r *Request) parse() error {
+func (r *Request) parse(cp *Checkpoint) error {
 	b := r.body
 	i := jsonscan.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return ErrNotMessages
 	}
 	it := jsonscan.Members(b, i)
+	if cp.covers(b) {
+		end, err := r.restore(cp)
+		if err != nil {
+			return err
+		}
+		if r.restoreTail(cp, end) {
+			return nil // the rest is what the checkpointed body ended with
+		}
+		it = jsonscan.ResumeMembers(b, end, len(r.members))
+	}
 	for key, v, ok := it.Next(); ok; key, v, ok = it.Next() {
 		end, err := r.topMember(it.KeyOffset(), key, v)
 		if err != nil {
@@ -168,15 +182,17 @@ func (r *Request) parse() error {
 	return nil
 }
 
-// Release gives the Request back for reuse. Neither it nor its Blocks may be
-// used afterwards; a body Rewrite returned stays valid.
+// Release gives the Request back for reuse. It may not be used afterwards;
+// its Blocks and a body Rewrite returned stay valid.
 func (r *Request) Release() {
 	*r = Request{
 		members:  r.members[:0],
 		messages: r.messages[:0],
 		content:  r.content[:0],
 		blocks:   r.blocks[:0],
-		arena:    r.arena[:0],
+		scratch:  r.scratch[:0],
+		typeBuf:  r.typeBuf[:0],
+		hasher:   r.hasher,
 	}
 	requests.Put(r)
 }
@@ -203,10 +219,10 @@ func (r *Request) Stream() bool { return r.stream }
 
 // UserID returns the decoded metadata.user_id, or "" when there is none.
 func (r *Request) UserID() string {
-	if r.userID.end == 0 {
+	if r.userID.End == 0 {
 		return ""
 	}
-	v, ok := jsonstr.Append(nil, r.userID.of(r.body))
+	v, ok := jsonstr.Append(nil, r.userID.Of(r.body))
 	if !ok {
 		return ""
 	}
@@ -241,6 +257,7 @@ func (r *Request) topMember(keyStart int, key []byte, v int) (int, error) {
 	switch string(jsonscan.Name(key, &buf)) {
 	case "messages":
 		m.name = messagesMember
+		r.atMessages = r.config
 		end, err = r.messageArray(v)
 	case "thinking":
 		m.name = thinkingMember
@@ -320,7 +337,12 @@ func (r *Request) contextManagement(v int) (int, error) {
 }
 
 func (r *Request) messageArray(v int) (int, error) {
-	it := jsonscan.Elements(r.body, v)
+	return r.messageElements(jsonscan.Elements(r.body, v))
+}
+
+// messageElements reads the messages an iterator over the messages array
+// still has to give.
+func (r *Request) messageElements(it jsonscan.Iter) (int, error) {
 	for _, start, ok := it.Next(); ok; _, start, ok = it.Next() {
 		end, err := r.message(start)
 		if err != nil {
@@ -334,7 +356,6 @@ func (r *Request) messageArray(v int) (int, error) {
 func (r *Request) message(i int) (int, error) {
 	b := r.body
 	m := message{parts: span{len(r.content), len(r.content)}}
-	content := -1
 	it := jsonscan.Members(b, i)
 	var buf [32]byte
 	for key, v, ok := it.Next(); ok; key, v, ok = it.Next() {
@@ -344,41 +365,42 @@ func (r *Request) message(i int) (int, error) {
 			if err != nil {
 				return 0, err
 			}
-			switch string(role) {
-			case "user":
-				m.role = userRole
-			case "assistant":
-				m.role = assistantRole
-			default:
-				m.role = otherRole
-			}
+			m.role = roleOf(role)
 			it.SetEnd(end)
 		case "content":
-			content = v
+			end, ok := it.Skip()
+			if !ok {
+				break
+			}
+			m.content, m.contentArray = span{v, end}, b[v] == '['
 		}
 	}
 	end, err := finish(&it)
 	if err != nil {
 		return 0, err
 	}
-	if content >= 0 {
-		// Content is walked after the role is known, since the role decides
-		// whether thinking blocks in it are ours to rewrite.
-		cend, err := skipValue(b, content)
-		if err != nil {
+	// Content is walked after the role is known, since the role decides
+	// whether thinking blocks in it are ours to rewrite.
+	if m.contentArray && m.role == assistantRole {
+		if err := r.contentArray(&m, len(r.messages), m.content.Start); err != nil {
 			return 0, err
 		}
-		m.content = span{content, cend}
-		m.contentArray = b[content] == '['
-		if m.contentArray && m.role == assistantRole {
-			if err := r.contentArray(&m, len(r.messages), content); err != nil {
-				return 0, err
-			}
-		}
 	}
-	m.parts.end = len(r.content)
+	m.parts.End = len(r.content)
+	m.end = end
 	r.messages = append(r.messages, m)
 	return end, nil
+}
+
+// roleOf maps a message's role name to its role.
+func roleOf(name []byte) role {
+	switch string(name) {
+	case "user":
+		return userRole
+	case "assistant":
+		return assistantRole
+	}
+	return otherRole
 }
 
 func (r *Request) contentArray(m *message, msgIndex, i int) error {
@@ -396,87 +418,60 @@ func (r *Request) contentArray(m *message, msgIndex, i int) error {
 
 // part reads one content block of m.
 func (r *Request) part(m *message, msgIndex, i int) (int, error) {
-	b := r.body
-	if b[i] != '{' {
-		end, err := skipValue(b, i)
-		r.content = append(r.content, part{typ: otherPart, span: span{i, end}, block: -1})
+	if r.body[i] != '{' {
+		end, err := skipValue(r.body, i)
+		r.content = append(r.content, part{typ: otherPart, span: span{Start: i, End: end}, block: -1})
 		return end, err
 	}
-	var typ []byte
-	p := part{block: -1}
-	var data span
-	hasSig := false
-	it := jsonscan.Members(b, i)
 	var buf [32]byte
-	for key, v, ok := it.Next(); ok; key, v, ok = it.Next() {
-		p.members++
-		name := jsonscan.Name(key, &buf)
-		if string(name) == "type" {
-			val, end, err := stringValue(b, v)
-			if err != nil {
-				return 0, err
-			}
-			typ = val
-			it.SetEnd(end)
-			continue
-		}
-		switch string(name) {
-		case "thinking", "signature", "data":
-		default:
-			continue
-		}
-		end, ok := it.Skip()
-		if !ok {
-			break
-		}
-		switch string(name) {
-		case "thinking":
-			p.thinking = span{v, end}
-		case "signature":
-			p.signature, p.sigValue = span{it.KeyOffset(), end}, span{v, end}
-			hasSig = true
-		case "data":
-			data = span{v, end}
-		}
-	}
-	end, err := finish(&it)
+	f, err := block.ReadFields(r.body, i, &buf)
 	if err != nil {
 		return 0, err
 	}
-	p.span = span{i, end}
-	switch string(typ) {
-	case "text":
-		p.typ = textPart
-	case "thinking":
-		p.typ = thinkingPart
-	case "redacted_thinking":
-		p.typ = redactedPart
-	case "tool_use":
-		p.typ = toolUsePart
-	case "tool_result":
-		p.typ = toolResultPart
+	p := part{
+		typ:       partTypeOf(f.Type),
+		span:      span{Start: i, End: f.End},
+		block:     -1,
+		thinking:  span(f.Thinking),
+		signature: span(f.SignatureMember),
 	}
-	if p.typ.isThinking() {
-		blk := Block{Message: msgIndex, Index: len(r.content) - m.parts.start, HasSignature: hasSig}
-		var ok bool
-		if p.typ == thinkingPart {
-			blk.Kind = Thinking
-			blk.Thinking, ok = r.decode(p.thinking)
-			if ok && hasSig {
-				blk.Signature, ok = r.decode(p.sigValue)
-			}
-		} else {
-			blk.Kind = Redacted
-			blk.Data, ok = r.decode(data)
+	if f.Kind != 0 {
+		if err := r.addBlock(&p, f, msgIndex, len(r.content)-m.parts.Start); err != nil {
+			return 0, err
 		}
-		if !ok {
-			return 0, syntaxError(i, "string fields in a thinking block")
-		}
-		p.block = len(r.blocks)
-		r.blocks = append(r.blocks, blk)
 	}
 	r.content = append(r.content, p)
-	return end, nil
+	return f.End, nil
+}
+
+// partTypeOf maps a content block's type name to its partType.
+func partTypeOf(name []byte) partType {
+	switch string(name) {
+	case "text":
+		return textPart
+	case "thinking":
+		return thinkingPart
+	case "redacted_thinking":
+		return redactedPart
+	case "tool_use":
+		return toolUsePart
+	case "tool_result":
+		return toolResultPart
+	}
+	return otherPart
+}
+
+// addBlock records the thinking part p, located by f at content index
+// index of message msg, as a Block with its key.
+func (r *Request) addBlock(p *part, f block.Fields, msg, index int) error {
+	key, scratch, ok := r.hasher.Key(r.body, f, r.scratch)
+	r.scratch = scratch
+	if !ok {
+		return syntaxError(p.span.Start, "string fields in a thinking block")
+	}
+	p.block = len(r.blocks)
+	r.blocks = append(r.blocks, Block{Kind: f.Kind, Message: msg, Index: index, Key: key})
+	return nil
 }
 
 // hasToolResult reports whether message mi carries a tool_result block.
@@ -486,7 +481,7 @@ func (r *Request) hasToolResult(mi int) bool {
 	if !m.contentArray {
 		return false
 	}
-	it := jsonscan.Elements(r.body, m.content.start)
+	it := jsonscan.Elements(r.body, m.content.Start)
 	var buf [32]byte
 	for _, part, ok := it.Item(); ok; _, part, ok = it.Item() {
 		f := jsonscan.Members(part, 0)
@@ -497,26 +492,4 @@ func (r *Request) hasToolResult(mi int) bool {
 		}
 	}
 	return false
-}
-
-// decode returns the value of the string literal at s: the body's own bytes
-// when it has no escapes, else a copy decoded into the arena. An absent field
-// (an empty span) is the empty string.
-func (r *Request) decode(s span) ([]byte, bool) {
-	if s.end == 0 {
-		return nil, true
-	}
-	lit := s.of(r.body)
-	if len(lit) < 2 || lit[0] != '"' {
-		return nil, false
-	}
-	if bytes.IndexByte(lit, '\\') < 0 {
-		return lit[1 : len(lit)-1], true
-	}
-	start := len(r.arena)
-	var ok bool
-	if r.arena, ok = jsonstr.Append(r.arena, lit); !ok {
-		return nil, false
-	}
-	return r.arena[start:len(r.arena):len(r.arena)], true
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 )
 
@@ -13,14 +14,13 @@ func TestParseCapturedRequests(t *testing.T) {
 		file         string
 		thinkingType string
 		blocks       int
-		sigPrefix    string
 	}{
-		{"capture-1-first-turn.json", "enabled", 0, ""},
-		{"capture-2-tool-result-same-run.json", "enabled", 1, "Y2Nwcm9iZS1zaWc6YTptc2dfY2Nwcm9iZV8xNzk1MzEyNzg4XzE6"},
-		{"capture-3-continue-replays-thinking.json", "enabled", 2, "Y2Nwcm9iZS1zaWc6YTptc2dfY2Nwcm9iZV8xNzk1MzEyNzg4XzE6"},
-		{"capture-4-continue-model-switch-opus-4-6.json", "adaptive", 0, ""},
-		{"capture-5-retry-after-thinking-400.json", "enabled", 0, ""},
-		{"capture-6-interactive-title-side-request.json", "disabled", 0, ""},
+		{"capture-1-first-turn.json", "enabled", 0},
+		{"capture-2-tool-result-same-run.json", "enabled", 1},
+		{"capture-3-continue-replays-thinking.json", "enabled", 2},
+		{"capture-4-continue-model-switch-opus-4-6.json", "adaptive", 0},
+		{"capture-5-retry-after-thinking-400.json", "enabled", 0},
+		{"capture-6-interactive-title-side-request.json", "disabled", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -45,14 +45,11 @@ func TestParseCapturedRequests(t *testing.T) {
 				return
 			}
 			b := blocks[0]
-			if b.Kind != Thinking || b.Message != 1 || b.Index != 0 || !b.HasSignature {
+			if b.Kind != block.Thinking || b.Message != 1 || b.Index != 0 {
 				t.Errorf("first block = %+v", b)
 			}
-			if !strings.HasPrefix(string(b.Signature), tt.sigPrefix) {
-				t.Errorf("signature %.40q, want prefix %.40q", b.Signature, tt.sigPrefix)
-			}
-			if !strings.HasPrefix(string(b.Thinking), "ccprobe thinking (backend a") {
-				t.Errorf("thinking %.40q", b.Thinking)
+			if b.Key != blockKey(t, fixture(t, tt.file), 1, 0) {
+				t.Errorf("key %v is not the key of the block's text and signature", b.Key)
 			}
 		})
 	}
@@ -71,10 +68,10 @@ func TestParseBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Block{
-		{Kind: Thinking, Message: 2, Index: 1, Thinking: []byte("a\nbé"), Signature: []byte("s/1"), HasSignature: true},
-		{Kind: Redacted, Message: 2, Index: 2, Data: []byte("r1")},
-		{Kind: Thinking, Message: 2, Index: 3, Thinking: []byte("unsigned")},
-		{Kind: Redacted, Message: 4, Index: 0, Data: []byte("d")},
+		{Kind: block.Thinking, Message: 2, Index: 1, Key: thinkingKey("a\nbé", "s/1")},
+		{Kind: block.Redacted, Message: 2, Index: 2, Key: redactedKey("r1")},
+		{Kind: block.Thinking, Message: 2, Index: 3, Key: thinkingKey("unsigned", "")},
+		{Kind: block.Redacted, Message: 4, Index: 0, Key: redactedKey("d")},
 	}
 	got := req.Blocks()
 	if len(got) != len(want) {
@@ -82,11 +79,35 @@ func TestParseBlocks(t *testing.T) {
 	}
 	for i := range want {
 		g, w := got[i], want[i]
-		if g.Kind != w.Kind || g.Message != w.Message || g.Index != w.Index || g.HasSignature != w.HasSignature ||
-			string(g.Thinking) != string(w.Thinking) || string(g.Signature) != string(w.Signature) || string(g.Data) != string(w.Data) {
+		if g != w {
 			t.Errorf("block %d = %+v, want %+v", i, g, w)
 		}
 	}
+}
+
+func thinkingKey(text, signature string) block.Key {
+	return oracleBlock{kind: block.Thinking, text: text, signature: signature}.key()
+}
+
+func redactedKey(data string) block.Key {
+	return oracleBlock{kind: block.Redacted, data: data}.key()
+}
+
+// blockKey is the key of the block at messages[msg].content[index] of body,
+// as encoding/json reads it.
+func blockKey(t *testing.T, body []byte, msg, index int) block.Key {
+	t.Helper()
+	blocks, ok := oracleBlocks(body)
+	if !ok {
+		t.Fatal("encoding/json cannot read the body")
+	}
+	for _, b := range blocks {
+		if b.msg == msg && b.index == index {
+			return b.key()
+		}
+	}
+	t.Fatalf("no block at messages.%d.content.%d", msg, index)
+	return block.Key{}
 }
 
 func TestParseRejects(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 )
 
@@ -76,7 +77,8 @@ type edit struct {
 // Rewrite applies one action per block (in Blocks order), keeps the request
 // valid for the API, and returns the new body. Blocks left to Keep and
 // everything outside edited content arrays stay byte-identical; with nothing
-// to change, the body itself is returned.
+// to change, or when the body cannot be edited (the error says why), the
+// body itself is returned with every block counted as kept.
 //
 // Repairs, all limited to what the actions caused:
 //   - an assistant message left empty gets a short placeholder text, unless
@@ -92,73 +94,269 @@ type edit struct {
 //     context edits are dropped for this request only.
 func (r *Request) Rewrite(actions []Action) ([]byte, Result, error) {
 	if len(actions) != len(r.blocks) {
-		return r.body, Result{Kept: len(r.blocks)}, fmt.Errorf("rewrite: %d actions for %d blocks", len(actions), len(r.blocks))
+		return r.unchanged(fmt.Errorf("rewrite: %d actions for %d blocks", len(actions), len(r.blocks)))
 	}
 	if !slices.ContainsFunc(actions, func(a Action) bool { return a != Keep }) {
-		return r.body, Result{Kept: len(r.blocks)}, nil
+		return r.unchanged(nil)
 	}
-	if !jsonscan.Valid(r.body) {
-		return r.body, Result{Kept: len(r.blocks)}, ErrInvalidJSON
+	if !r.valid() {
+		return r.unchanged(ErrInvalidJSON)
 	}
+	rw := r.plan(actions)
+	r.repairToolLoop(rw)
+	r.repairMessages(rw)
+	return r.finish(rw)
+}
 
-	var res Result
-	plans := make([][]piece, len(r.messages))
-	touched := make([]bool, len(r.messages))
-	for mi, m := range r.messages {
-		parts := r.content[m.parts.start:m.parts.end]
+// RewriteCautiously is Rewrite for a request that must not be refused for
+// its thinking, such as the replay of a refused one. On top of Rewrite's
+// repairs, whatever the actions:
+//   - when thinking is on and the latest assistant message lost a thinking
+//     block, or the request ends in a tool loop whose first assistant
+//     message does not start with thinking under "enabled", thinking goes
+//     off for this request (config and clear_thinking_* edits), and the
+//     final turn loses its thinking;
+//   - when thinking is off, the final turn (a trailing tool loop or
+//     assistant message) holds no thinking and no clear_thinking_* edit is
+//     sent;
+//   - no assistant message ends in a thinking block.
+//
+// It costs the request its thinking in the cases where the API could
+// refuse it, never more.
+func (r *Request) RewriteCautiously(actions []Action) ([]byte, Result, error) {
+	if len(actions) != len(r.blocks) {
+		return r.unchanged(fmt.Errorf("rewrite: %d actions for %d blocks", len(actions), len(r.blocks)))
+	}
+	if !r.valid() {
+		return r.unchanged(ErrInvalidJSON)
+	}
+	rw := r.plan(actions)
+	rw.cautious = true
+	r.repairToolLoop(rw)
+	r.repairThinkingOff(rw)
+	r.repairMessages(rw)
+	if !rw.changed() {
+		return r.unchanged(nil)
+	}
+	return r.finish(rw)
+}
+
+// finish renders the rewritten body and completes the counts.
+func (r *Request) finish(rw *rewrite) ([]byte, Result, error) {
+	out, err := r.render(rw)
+	if err != nil {
+		return r.unchanged(err)
+	}
+	rw.res.Kept = len(r.blocks) - rw.res.Stripped - rw.res.Converted
+	return out, rw.res, nil
+}
+
+// Output makes the next Rewrite write a changed body into dst's memory,
+// when it has room, instead of allocating: the caller can recycle it.
+func (r *Request) Output(dst []byte) { r.out = dst }
+
+// valid reports whether the body is valid JSON: from where the checkpoint
+// it was read from ends, when that prefix was checked before.
+func (r *Request) valid() bool {
+	// The prefix ends just after a message, inside the top-level object
+	// and its messages array; the tail begins just after that array.
+	switch {
+	case r.resumedAt > 0 && r.prefixValid && r.tailAt > 0 && r.tailValid:
+		r.validated = jsonscan.ValidBetween(r.body[:r.tailAt], r.resumedAt, []byte("{["), 1)
+	case r.resumedAt > 0 && r.prefixValid:
+		r.validated = jsonscan.ValidAfter(r.body, r.resumedAt, []byte("{["))
+	default:
+		r.validated = jsonscan.Valid(r.body)
+	}
+	return r.validated
+}
+
+// unchanged is Rewrite's answer when the body goes as it came.
+func (r *Request) unchanged(err error) ([]byte, Result, error) {
+	return r.body, Result{Kept: len(r.blocks)}, err
+}
+
+// rewrite is the new content of the messages one Rewrite changes.
+type rewrite struct {
+	actions  []Action
+	plans    [][]piece // per message, the content it gets when touched
+	touched  []bool
+	res      Result
+	cautious bool // see RewriteCautiously
+	// dropEdits removes clear_thinking_* edits (with the thinking config,
+	// which is harmless when thinking is off anyway).
+	dropEdits bool
+}
+
+// changed reports whether the rewrite changes the body at all.
+func (rw *rewrite) changed() bool {
+	return rw.dropEdits || rw.res.Changed() || slices.Contains(rw.touched, true)
+}
+
+// plan turns every message that holds a block not kept into pieces.
+func (r *Request) plan(actions []Action) *rewrite {
+	rw := &rewrite{
+		actions: actions,
+		plans:   make([][]piece, len(r.messages)),
+		touched: make([]bool, len(r.messages)),
+	}
+	for mi := range r.messages {
+		parts := r.parts(mi)
 		if slices.ContainsFunc(parts, func(p part) bool { return p.block >= 0 && actions[p.block] != Keep }) {
-			plans[mi] = r.apply(parts, actions, &res)
-			touched[mi] = true
+			r.touch(rw, mi)
 		}
 	}
+	return rw
+}
 
-	if string(r.thinkingType) == "enabled" {
-		turn, first := r.finalTurn()
-		if first >= 0 && r.lostLeadingThinking(first, plans[first], touched[first]) {
-			for _, mi := range turn {
-				if !touched[mi] {
-					plans[mi] = r.apply(r.content[r.messages[mi].parts.start:r.messages[mi].parts.end], actions, &res)
-					touched[mi] = true
-				}
-				plans[mi] = stripThinking(plans[mi], &res)
-			}
-			res.DroppedThinkingConfig = true
-		}
+// touch plans message mi by the actions.
+func (r *Request) touch(rw *rewrite, mi int) {
+	rw.plans[mi] = r.apply(r.parts(mi), rw.actions, &rw.res)
+	rw.touched[mi] = true
+}
+
+// parts returns the content parts of message mi.
+func (r *Request) parts(mi int) []part {
+	m := r.messages[mi]
+	return r.content[m.parts.Start:m.parts.End]
+}
+
+// repairToolLoop keeps a trailing tool loop acceptable under "enabled"
+// thinking: when the loop's first assistant message lost its leading
+// thinking, the whole turn loses its thinking and the request its thinking
+// config. A cautious rewrite also turns thinking off when the loop's first
+// message does not start with thinking at all, or when thinking is on and
+// the latest assistant message lost any thinking block.
+func (r *Request) repairToolLoop(rw *rewrite) {
+	typ := string(r.thinkingType)
+	turn, first := r.finalTurn()
+	switch {
+	case typ == "enabled" && first >= 0 && r.lostLeadingThinking(first, rw.plans[first], rw.touched[first]):
+	case rw.cautious && typ == "enabled" && first >= 0 && !r.startsWithThinking(rw, first):
+	case rw.cautious && thinkingOn(typ) && r.latestLostThinking(rw):
+	default:
+		return
 	}
+	r.stripTurn(rw, turn)
+	rw.res.DroppedThinkingConfig = true
+}
 
-	var edits []edit
-	for mi, m := range r.messages {
-		if !touched[mi] {
+// repairThinkingOff keeps a cautious request with thinking off acceptable:
+// no thinking in its final turn, no clear_thinking_* edit.
+func (r *Request) repairThinkingOff(rw *rewrite) {
+	if thinkingOn(string(r.thinkingType)) || rw.res.DroppedThinkingConfig {
+		return
+	}
+	turn, _ := r.finalTurn()
+	if last := r.lastRole(); last >= 0 && r.messages[last].role == assistantRole {
+		turn = append(turn, last)
+	}
+	r.stripTurn(rw, turn)
+	rw.dropEdits = r.contextEdits.End != 0
+}
+
+// stripTurn removes every thinking block left in the given messages.
+func (r *Request) stripTurn(rw *rewrite, turn []int) {
+	for _, mi := range turn {
+		if !slices.ContainsFunc(r.parts(mi), func(p part) bool { return p.typ.isThinking() }) {
 			continue
 		}
-		pl := plans[mi]
+		if !rw.touched[mi] {
+			r.touch(rw, mi)
+		}
+		rw.plans[mi] = stripThinking(rw.plans[mi], &rw.res)
+	}
+}
+
+// startsWithThinking reports whether message mi starts with a thinking
+// block after the rewrite.
+func (r *Request) startsWithThinking(rw *rewrite, mi int) bool {
+	if rw.touched[mi] {
+		return len(rw.plans[mi]) > 0 && rw.plans[mi][0].typ.isThinking()
+	}
+	parts := r.parts(mi)
+	return len(parts) > 0 && parts[0].typ.isThinking()
+}
+
+// latestLostThinking reports whether the latest assistant message lost a
+// thinking block in the rewrite.
+func (r *Request) latestLostThinking(rw *rewrite) bool {
+	for mi := len(r.messages) - 1; mi >= 0; mi-- {
+		if r.messages[mi].role != assistantRole {
+			continue
+		}
+		if !rw.touched[mi] {
+			return false
+		}
+		before := 0
+		for _, p := range r.parts(mi) {
+			if p.typ.isThinking() {
+				before++
+			}
+		}
+		return before > len(slices.DeleteFunc(slices.Clone(rw.plans[mi]), func(p piece) bool { return !p.typ.isThinking() }))
+	}
+	return false
+}
+
+// lastRole returns the index of the last message of role user or
+// assistant, or -1.
+func (r *Request) lastRole() int {
+	last := len(r.messages) - 1
+	for last >= 0 && r.messages[last].role == otherRole {
+		last--
+	}
+	return last
+}
+
+// thinkingOn reports whether a thinking.type turns thinking on.
+func thinkingOn(typ string) bool { return typ == "enabled" || typ == "adaptive" }
+
+// repairMessages gives a placeholder text to every touched message left
+// empty (but the final one) or ending in thinking; a cautious rewrite
+// touches every assistant message that ends in thinking.
+func (r *Request) repairMessages(rw *rewrite) {
+	if rw.cautious {
+		for mi, m := range r.messages {
+			if parts := r.parts(mi); !rw.touched[mi] && m.role == assistantRole && len(parts) > 0 && parts[len(parts)-1].typ.isThinking() {
+				r.touch(rw, mi)
+			}
+		}
+	}
+	for mi, pl := range rw.plans {
 		switch {
+		case !rw.touched[mi]:
 		case len(pl) == 0 && mi == len(r.messages)-1:
 		case len(pl) == 0 || pl[len(pl)-1].typ.isThinking():
-			pl = append(pl, piece{typ: textPart, raw: []byte(placeholder), block: -1})
+			rw.plans[mi] = append(pl, piece{typ: textPart, raw: []byte(placeholder), block: -1})
 		}
-		edits = append(edits, edit{m.content, renderArray(pl)})
 	}
-	if res.DroppedThinkingConfig {
+}
+
+// render writes the new body: the touched content arrays and, when the
+// thinking config goes, the top-level members that go with it.
+func (r *Request) render(rw *rewrite) ([]byte, error) {
+	var edits []edit
+	for mi, m := range r.messages {
+		if rw.touched[mi] {
+			edits = append(edits, edit{m.content, renderArray(rw.plans[mi])})
+		}
+	}
+	if rw.res.DroppedThinkingConfig || rw.dropEdits {
 		dropped, err := r.dropThinkingConfig()
 		if err != nil {
-			return r.body, Result{Kept: len(r.blocks)}, err
+			return nil, err
 		}
 		edits = append(edits, dropped...)
 	}
-	res.Kept = len(r.blocks) - res.Stripped - res.Converted
-	out, err := applyEdits(r.body, edits)
-	if err != nil {
-		return r.body, Result{Kept: len(r.blocks)}, err
-	}
-	return out, res, nil
+	return applyEdits(r.out[:0], r.body, edits)
 }
 
 // apply turns the parts of one message into pieces according to actions.
 func (r *Request) apply(parts []part, actions []Action, res *Result) []piece {
 	pl := make([]piece, 0, len(parts))
 	for _, p := range parts {
-		raw := p.span.of(r.body)
+		raw := p.span.Of(r.body)
 		if p.block < 0 || actions[p.block] == Keep {
 			pl = append(pl, piece{typ: p.typ, raw: raw, block: p.block})
 			continue
@@ -180,10 +378,10 @@ func (r *Request) apply(parts []part, actions []Action, res *Result) []piece {
 // opaque, and empty thinking (display "omitted") would make an empty text
 // block, which the API refuses.
 func (r *Request) convert(p part, a Action) (piece, bool) {
-	if a == Strip || p.typ != thinkingPart || len(bytes.TrimSpace(r.blocks[p.block].Thinking)) == 0 {
+	lit := p.thinking.Of(r.body)
+	if a == Strip || p.typ != thinkingPart || blank(lit) {
 		return piece{}, false
 	}
-	lit := p.thinking.of(r.body)
 	var out []byte
 	switch a {
 	case ConvertToText:
@@ -191,11 +389,11 @@ func (r *Request) convert(p part, a Action) (piece, bool) {
 	case ConvertToTags:
 		out = slices.Concat([]byte(`{"type":"text","text":"<think>`), lit[1:len(lit)-1], []byte(`</think>"}`))
 	case DropSignature:
-		if p.signature.end == 0 {
-			return piece{typ: thinkingPart, raw: p.span.of(r.body), block: p.block}, true
+		if p.signature.End == 0 {
+			return piece{typ: thinkingPart, raw: p.span.Of(r.body), block: p.block}, true
 		}
 		cut := memberWithComma(r.body, p.signature)
-		out = slices.Concat(r.body[p.span.start:cut.start], r.body[cut.end:p.span.end])
+		out = slices.Concat(r.body[p.span.Start:cut.Start], r.body[cut.End:p.span.End])
 		return piece{typ: thinkingPart, raw: out, block: p.block}, true
 	default:
 		return piece{}, false
@@ -203,19 +401,26 @@ func (r *Request) convert(p part, a Action) (piece, bool) {
 	return piece{typ: textPart, raw: out, block: p.block}, true
 }
 
+// blank reports whether the thinking literal lit (valid, as the body is)
+// holds nothing but white space, or is absent or null.
+func blank(lit []byte) bool {
+	text, _ := block.AppendString(nil, lit)
+	return len(bytes.TrimSpace(text)) == 0
+}
+
 // memberWithComma widens the span of an object member to take one adjacent
 // comma with it, so that cutting it leaves a valid object. Only whitespace
 // and commas lie between members, so a plain scan is safe.
 func memberWithComma(b []byte, m span) span {
-	if j := jsonscan.SkipSpace(b, m.end); j < len(b) && b[j] == ',' {
-		return span{m.start, jsonscan.SkipSpace(b, j+1)}
+	if j := jsonscan.SkipSpace(b, m.End); j < len(b) && b[j] == ',' {
+		return span{m.Start, jsonscan.SkipSpace(b, j+1)}
 	}
-	j := m.start - 1
+	j := m.Start - 1
 	for j >= 0 && (b[j] == ' ' || b[j] == '\t' || b[j] == '\n' || b[j] == '\r') {
 		j--
 	}
 	if j >= 0 && b[j] == ',' {
-		return span{j, m.end}
+		return span{j, m.End}
 	}
 	return m
 }
@@ -229,10 +434,7 @@ func memberWithComma(b []byte, m span) span {
 // passed over: seeing a loop that the API would not costs one unneeded
 // repair, missing one costs a 400.
 func (r *Request) finalTurn() ([]int, int) {
-	last := len(r.messages) - 1
-	for last >= 0 && r.messages[last].role == otherRole {
-		last--
-	}
+	last := r.lastRole()
 	if last < 0 || r.messages[last].role != userRole || !r.hasToolResult(last) {
 		return nil, -1
 	}
@@ -254,8 +456,8 @@ func (r *Request) finalTurn() ([]int, int) {
 // lostLeadingThinking reports whether message mi started with a thinking
 // block before rewriting and no longer does.
 func (r *Request) lostLeadingThinking(mi int, plan []piece, touched bool) bool {
-	m := r.messages[mi]
-	if m.parts.start == m.parts.end || !r.content[m.parts.start].typ.isThinking() {
+	parts := r.parts(mi)
+	if len(parts) == 0 || !parts[0].typ.isThinking() {
 		return false
 	}
 	return touched && (len(plan) == 0 || !plan[0].typ.isThinking())
@@ -292,22 +494,23 @@ func renderArray(pl []piece) []byte {
 	return append(out, ']')
 }
 
-// applyEdits returns body with every edit applied. Edits must not overlap.
-func applyEdits(body []byte, edits []edit) ([]byte, error) {
-	slices.SortFunc(edits, func(a, b edit) int { return a.start - b.start })
+// applyEdits appends body with every edit applied to dst, which it grows
+// when too small. Edits must not overlap.
+func applyEdits(dst, body []byte, edits []edit) ([]byte, error) {
+	slices.SortFunc(edits, func(a, b edit) int { return a.Start - b.Start })
 	n := len(body)
 	for i, e := range edits {
-		if i > 0 && e.start < edits[i-1].end {
-			return nil, fmt.Errorf("rewrite: overlapping edits at bytes %d and %d", edits[i-1].start, e.start)
+		if i > 0 && e.Start < edits[i-1].End {
+			return nil, fmt.Errorf("rewrite: overlapping edits at bytes %d and %d", edits[i-1].Start, e.Start)
 		}
-		n += len(e.repl) - (e.end - e.start)
+		n += len(e.repl) - (e.End - e.Start)
 	}
-	out := make([]byte, 0, n)
+	out := slices.Grow(dst, n)
 	at := 0
 	for _, e := range edits {
-		out = append(out, body[at:e.start]...)
+		out = append(out, body[at:e.Start]...)
 		out = append(out, e.repl...)
-		at = e.end
+		at = e.End
 	}
 	return append(out, body[at:]...), nil
 }

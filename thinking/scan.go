@@ -6,10 +6,10 @@ import "github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 // without decoding what it skips; jsonscan.Valid checks the whole body, and
 // only when it is about to be edited.
 
-// span is a half-open byte range of the body.
-type span struct{ start, end int }
+// span is a half-open byte range of the body; block.Span converts to it.
+type span struct{ Start, End int }
 
-func (s span) of(b []byte) []byte { return b[s.start:s.end] }
+func (s span) Of(b []byte) []byte { return b[s.Start:s.End] }
 
 func syntaxError(offset int, want string) error {
 	return &jsonscan.SyntaxError{Offset: offset, Want: want}
