@@ -1,11 +1,15 @@
 package registry
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 )
 
 // clock is a manual time source for lifecycle tests.
@@ -23,19 +27,25 @@ func newTestRegistry(t *testing.T, cfg Config) (*Registry, *clock) {
 	return r, c
 }
 
-func key(name string) Key { return ThinkingKey(nil, []byte(name)) }
+// key returns a distinct key per name; the registry never looks inside keys.
+func key(name string) block.Key {
+	sum := sha256.Sum256([]byte(name))
+	return block.Key(sum[:16])
+}
 
 func admit(r *Registry, conv, backend string, track bool, names ...string) Admission {
-	keys := make([]Key, len(names))
+	keys := make([]block.Key, len(names))
 	for i, n := range names {
 		keys[i] = key(n)
 	}
 	return r.Admit(Request{Conversation: conv, Backend: backend, Keys: keys, Track: track})
 }
 
+// known reports whether the registry remembers the block called name.
 func known(r *Registry, name string) bool {
-	_, ok := r.Origin(key(name))
-	return ok
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.blocks.peek(key(name)) != 0
 }
 
 func TestObserveThenAdmitReportsOrigins(t *testing.T) {
@@ -253,7 +263,66 @@ func TestEvictedConversationKeepsItsBlocks(t *testing.T) {
 	}
 }
 
-func TestConcurrentUse(t *testing.T) {
+// TestConcurrentConversationsLoseNothing runs conversations in parallel,
+// each switching between two backends and sharing one block, in a registry
+// large enough to evict nothing: every registration must be there at the end
+// with its own origin, and the counts must add up.
+func TestConcurrentConversationsLoseNothing(t *testing.T) {
+	const convs, turns = 8, 100
+	r, _ := newTestRegistry(t, Config{})
+	r.Observe("seed", "A", key("shared"))
+	var wg sync.WaitGroup
+	for g := range convs {
+		wg.Go(func() {
+			conv := fmt.Sprintf("s%d", g)
+			history := []string{"shared"}
+			for i := range turns {
+				backend := []string{"A", "B"}[i/10%2]
+				name := fmt.Sprintf("%d-%d", g, i)
+				admit(r, conv, backend, true, history...)
+				r.Observe(conv, backend, key(name))
+				history = append(history, name)
+			}
+			admit(r, conv, "A", true, history...)
+		})
+	}
+	wg.Wait()
+
+	// Every conversation switched at turns 10, 20, ..., 90, and back to A
+	// at the end unless it already was there.
+	want := Stats{Blocks: convs*turns + 1, Confirmed: convs*turns + 1, Conversations: convs + 1, Switches: convs * 10}
+	if got := r.Stats(); got != want {
+		t.Fatalf("stats = %+v, want %+v", got, want)
+	}
+	for g := range convs {
+		names := []string{"shared"}
+		for i := range turns {
+			names = append(names, fmt.Sprintf("%d-%d", g, i))
+		}
+		a := admit(r, "reader", "A", false, names...)
+		for i, origin := range a.Origins {
+			want := "A"
+			if i > 0 {
+				want = []string{"A", "B"}[(i-1)/10%2]
+			}
+			if origin != want {
+				t.Fatalf("block %s has origin %q, want %q", names[i], origin, want)
+			}
+		}
+	}
+	r.mu.Lock()
+	holders := r.blocks.holders(r.blocks.peek(key("shared")))
+	r.mu.Unlock()
+	if holders != convs {
+		t.Fatalf("the shared block has %d holders, want %d", holders, convs)
+	}
+}
+
+// TestConcurrentUseUnderEviction runs the same kind of load in a registry
+// far too small for it, so that evictions race with every operation; the
+// cross references must still agree afterwards (checked at cleanup) and the
+// bounds must hold.
+func TestConcurrentUseUnderEviction(t *testing.T) {
 	r, _ := newTestRegistry(t, Config{MaxBlocks: 64, MaxConversations: 8})
 	var wg sync.WaitGroup
 	for g := range 8 {
@@ -268,11 +337,13 @@ func TestConcurrentUse(t *testing.T) {
 					history = history[1:]
 				}
 				admit(r, conv, fmt.Sprint("b", i%3), i%4 != 0, history...)
-				r.Stats()
 			}
 		})
 	}
 	wg.Wait()
+	if s := r.Stats(); s.Blocks > 64 || s.Conversations > 8 || s.Confirmed+s.Unconfirmed != s.Blocks {
+		t.Fatalf("stats out of bounds: %+v", s)
+	}
 }
 
 // TestRandomOperationsKeepInvariants drives the registry with random
@@ -307,65 +378,169 @@ func TestRandomOperationsKeepInvariants(t *testing.T) {
 func checkInvariants(t *testing.T, r *Registry) { checkInvariantsAt(t, r, -1) }
 
 // checkInvariantsAt verifies that the registry's cross references agree:
-// holders and held sets mirror each other, owners and pending sets mirror
-// each other, and the confirmed count matches.
+// the recency list and the index hold the same entries, every holder and
+// owner is a live conversation that knows the block (in its latest request,
+// or among those it waits for), and the confirmed count matches.
 func checkInvariantsAt(t *testing.T, r *Registry, step int) {
 	t.Helper()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	live := make(map[*conversation]bool)
+	live := make(map[convID]*conversation)
 	for _, id := range r.convs.Keys() {
 		c, _ := r.convs.Peek(id)
-		live[c] = true
+		if r.convSlots[c.id] != c {
+			t.Fatalf("step %d: conversation %s is not in its slot", step, id)
+		}
+		live[c.id] = c
 	}
-	confirmed := 0
-	for _, k := range r.blocks.Keys() {
-		e, _ := r.blocks.Peek(k)
-		if len(e.holders) > 0 {
+	listed, confirmed := 0, 0
+	var prev slot
+	for at := r.blocks.head; at != 0; at = r.blocks.entries[at].next {
+		e := r.blocks.entries[at]
+		listed++
+		if e.prev != prev || r.blocks.peek(e.key) != at {
+			t.Fatalf("step %d: recency list and index disagree at slot %d", step, at)
+		}
+		prev = at
+		if r.blocks.holders(at) > 0 {
 			confirmed++
-			if e.owner != nil {
-				t.Fatalf("step %d: block %v has holders and an owner", step, k)
+			if e.owner != 0 {
+				t.Fatalf("step %d: block %v has holders and an owner", step, e.key)
 			}
 		}
-		for _, h := range e.holders {
-			if !live[h] {
-				t.Fatalf("step %d: block %v held by an evicted conversation", step, k)
+		r.blocks.eachHolder(at, func(h convID) {
+			c := live[h]
+			if c == nil {
+				t.Fatalf("step %d: block %v held by a conversation that is gone", step, e.key)
 			}
-			if _, ok := h.held[k]; !ok {
-				t.Fatalf("step %d: block %v lists a holder that does not hold it", step, k)
+			if !slices.Contains(c.replayed, e.key) {
+				t.Fatalf("step %d: block %v held by a conversation that did not replay it", step, e.key)
+			}
+		})
+		if e.owner != 0 {
+			c := live[e.owner]
+			if c == nil {
+				t.Fatalf("step %d: block %v owned by a conversation that is gone", step, e.key)
+			}
+			if !slices.Contains(waitingFor(r, c), at) {
+				t.Fatalf("step %d: block %v names an owner that is not waiting for it", step, e.key)
 			}
 		}
-		if e.owner != nil {
-			if !live[e.owner] {
-				t.Fatalf("step %d: block %v owned by an evicted conversation", step, k)
-			}
-			if _, ok := e.owner.pending[k]; !ok {
-				t.Fatalf("step %d: block %v names an owner that is not waiting for it", step, k)
-			}
-		}
+	}
+	if listed != r.blocks.len() || prev != r.blocks.tail || listed > r.blocks.max {
+		t.Fatalf("step %d: %d listed, %d indexed, bound %d", step, listed, r.blocks.len(), r.blocks.max)
 	}
 	if confirmed != r.confirmed {
 		t.Fatalf("step %d: confirmed count %d, entries with holders %d", step, r.confirmed, confirmed)
 	}
-	for c := range live {
-		for k := range c.held {
-			e, ok := r.blocks.Peek(k)
-			if !ok {
-				t.Fatalf("step %d: conversation holds forgotten block %v", step, k)
-			}
-			found := false
-			for _, h := range e.holders {
-				found = found || h == c
-			}
-			if !found {
-				t.Fatalf("step %d: conversation holds %v but is not among its holders", step, k)
-			}
-		}
-		for k := range c.pending {
-			e, ok := r.blocks.Peek(k)
-			if !ok || e.owner != c {
-				t.Fatalf("step %d: conversation waits for %v which it does not own", step, k)
+	for _, c := range live {
+		for _, at := range waitingFor(r, c) {
+			if e := r.blocks.entries[at]; r.blocks.peek(e.key) != at || e.owner != c.id {
+				t.Fatalf("step %d: conversation waits for %v which it does not own", step, e.key)
 			}
 		}
 	}
+}
+
+// waitingFor returns the blocks c waits for, checking the links both ways.
+func waitingFor(r *Registry, c *conversation) []slot {
+	var out []slot
+	var prev slot
+	for at := c.waiting; at != 0; at = r.blocks.entries[at].waitNext {
+		if r.blocks.entries[at].waitPrev != prev || len(out) > r.blocks.len() {
+			panic("waiting list broken")
+		}
+		out = append(out, at)
+		prev = at
+	}
+	return out
+}
+
+// TestQuickAdvanceMatchesTheFullOne runs conversations whose histories
+// grow (now and then compacted, now and then refused) through two
+// registries, one of which must take the full path and the index every
+// time: admissions, blocks, recency, holders and counts must agree.
+func TestQuickAdvanceMatchesTheFullOne(t *testing.T) {
+	quick, qc := newTestRegistry(t, Config{MaxBlocks: 40, OrphanTTL: time.Minute})
+	full, fc := newTestRegistry(t, Config{MaxBlocks: 40, OrphanTTL: time.Minute})
+	rng := rand.New(rand.NewPCG(3, 4))
+	histories := map[string][]string{}
+	next := 0
+	for step := range 4000 {
+		conv := fmt.Sprint("s", rng.IntN(4))
+		backend := []string{"A", "B"}[rng.IntN(2)]
+		switch op := rng.IntN(10); {
+		case op < 4: // a reply
+			name := fmt.Sprint(next)
+			next++
+			quick.Observe(conv, backend, key(name))
+			full.Observe(conv, backend, key(name))
+			histories[conv] = append(histories[conv], name)
+		case op < 8: // the next request replays the history
+			q := admit(quick, conv, backend, true, histories[conv]...)
+			full.mu.Lock()
+			if c, ok := full.convs.Peek(conv); ok {
+				c.unknown++ // no shortcut
+				c.slots = nil
+			}
+			full.mu.Unlock()
+			f := admit(full, conv, backend, true, histories[conv]...)
+			if !slices.Equal(q.Origins, f.Origins) || !slices.Equal(q.Refused, f.Refused) {
+				t.Fatalf("step %d: admissions differ: quick %q %v, full %q %v", step, q.Origins, q.Refused, f.Origins, f.Refused)
+			}
+		case op == 8 && rng.IntN(3) == 0: // a backend refuses a block
+			if h := histories[conv]; len(h) > 0 {
+				k := key(h[rng.IntN(len(h))])
+				quick.Refuse(backend, k)
+				full.Refuse(backend, k)
+			}
+		case op == 8: // compaction drops the oldest blocks
+			if h := histories[conv]; len(h) > 2 {
+				histories[conv] = h[len(h)/2:]
+			}
+		default:
+			d := time.Duration(rng.IntN(90)) * time.Second
+			qc.advance(d)
+			fc.advance(d)
+		}
+		if q, f := quick.Stats(), full.Stats(); q != f {
+			t.Fatalf("step %d: stats differ: quick %+v, full %+v", step, q, f)
+		}
+		checkInvariantsAt(t, quick, step)
+		if q, f := recency(quick), recency(full); !slices.Equal(q, f) {
+			t.Fatalf("step %d: recency differs:\nquick %v\nfull  %v", step, q, f)
+		}
+		for conv := range histories {
+			if q, f := heldBy(quick, conv), heldBy(full, conv); q != f {
+				t.Fatalf("step %d: %s holds %d blocks quick, %d full", step, conv, q, f)
+			}
+		}
+	}
+}
+
+// recency returns the registry's keys, most recently used first.
+func recency(r *Registry) []block.Key {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var keys []block.Key
+	for at := r.blocks.head; at != 0; at = r.blocks.entries[at].next {
+		keys = append(keys, r.blocks.entries[at].key)
+	}
+	return keys
+}
+
+func heldBy(r *Registry, conv string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, ok := r.convs.Peek(conv)
+	if !ok {
+		return -1
+	}
+	n := 0
+	for at := r.blocks.head; at != 0; at = r.blocks.entries[at].next {
+		if r.blocks.holds(at, c.id) {
+			n++
+		}
+	}
+	return n
 }

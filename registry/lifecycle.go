@@ -1,0 +1,268 @@
+package registry
+
+import (
+	"slices"
+	"time"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+)
+
+// Observe records that backend produced the block with key k in a response
+// to conversation conv.
+func (r *Registry) Observe(conv, backend string, k block.Key) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.now()
+	r.produced(r.conversation(conv), backend, k, now)
+	r.journal.add(Change{Op: Produced, Key: k, Backend: backend, At: now})
+}
+
+// produced records backend as the producer of k, now; c, when not nil, is
+// the conversation waiting to replay it.
+func (r *Registry) produced(c *conversation, backend string, k block.Key, now time.Time) {
+	at := r.blocks.get(k)
+	fresh := at == 0
+	if fresh {
+		at = r.newEntry(k)
+	}
+	e := &r.blocks.entries[at]
+	e.origin = r.names.id(backend)
+	if fresh || c != nil && r.blocks.holders(at) == 0 {
+		e.born = now.UnixNano()
+	}
+	if c != nil && r.blocks.holders(at) == 0 {
+		r.setOwner(at, c)
+	}
+}
+
+// newEntry makes room and adds an empty entry for k.
+func (r *Registry) newEntry(k block.Key) slot {
+	for r.blocks.full() {
+		r.evict(r.blocks.tail)
+	}
+	return r.blocks.add(k)
+}
+
+// Request describes one request on its way to a backend.
+type Request struct {
+	// Conversation scopes the lifecycle; "" is the shared global scope.
+	Conversation string
+	// Backend is the backend the request goes to, as far as it is known
+	// ("" when not at all): origins are looked up, and refusals reported,
+	// for it.
+	Backend string
+	// ServedLater means that the response will name the backend that
+	// answered (see Served): Admit leaves the conversation's backend alone.
+	ServedLater bool
+	// Keys are the keys of every thinking and redacted_thinking block the
+	// client sent, before any of them is removed.
+	Keys []block.Key
+	// Track applies the lifecycle: confirm the blocks, release what the
+	// conversation no longer replays, record the backend. Requests that only
+	// read (token counting, side requests without thinking) leave it false.
+	Track bool
+	// Origins and Refused, when large enough, are reused for the
+	// Admission's.
+	Origins []string
+	Refused []bool
+}
+
+// Admission is what the registry knows of a request's blocks.
+type Admission struct {
+	// Origins holds, per key, the backend that produced the block, or ""
+	// when the registry does not know it.
+	Origins []string
+	// Refused reports, per key, that the request's backend refused the
+	// block before.
+	Refused []bool
+	// Mixed reports that the conversation was served by a backend other than
+	// the request's before this request.
+	Mixed bool
+	// Switched reports that this request moves the conversation to a new
+	// backend; Previous names the one it leaves.
+	Switched bool
+	Previous string
+}
+
+// Admit looks up the origin of every block of req and, when req.Track is
+// set, advances the conversation's lifecycle.
+func (r *Registry) Admit(req Request) Admission {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+
+	n := len(req.Keys)
+	a := Admission{
+		Origins: slices.Grow(req.Origins[:0], n)[:n],
+		Refused: slices.Grow(req.Refused[:0], n)[:n],
+	}
+	var c *conversation
+	if req.Track {
+		c = r.conversation(req.Conversation)
+	} else {
+		c, _ = r.convs.Peek(req.Conversation)
+	}
+	slots := r.lookup(c, req.Keys)
+	target := r.names.lookup(req.Backend)
+	for i, at := range slots {
+		a.Origins[i], a.Refused[i] = "", false
+		if at != 0 {
+			a.Origins[i] = r.names.of(r.blocks.entries[at].origin)
+			a.Refused[i] = target != 0 && r.refusedBy(at, target)
+		}
+	}
+	if c == nil {
+		return a
+	}
+	a.Mixed = c.servedOtherThan(req.Backend)
+	if !req.Track {
+		return a
+	}
+	if len(req.Keys) > 0 {
+		r.advance(c, req.Keys, slots)
+	}
+	if req.Backend != "" && !req.ServedLater {
+		a.Switched, a.Previous = r.serve(req.Conversation, c, req.Backend)
+	}
+	return a
+}
+
+// lookup returns the slot of every key, 0 for a block the registry does
+// not know, and makes the known blocks the most recently used. The blocks
+// c's latest request replayed are found where c saw them then, without
+// the index: a long conversation replays hundreds of blocks on every
+// request, and in a large registry each index lookup is a cache miss or
+// two. A slot is only trusted while it still holds its key (a removed
+// entry is zeroed, a reused one holds another key). The slice is reused
+// by the next call.
+func (r *Registry) lookup(c *conversation, keys []block.Key) []slot {
+	r.slots = slices.Grow(r.slots[:0], len(keys))[:len(keys)]
+	var seen []slot
+	if c != nil {
+		seen = c.slots
+	}
+	for i, k := range keys {
+		if i < len(seen) && seen[i] != 0 && r.blocks.entries[seen[i]].key == k && k != (block.Key{}) {
+			r.blocks.touch(seen[i])
+			r.slots[i] = seen[i]
+			continue
+		}
+		r.slots[i] = r.blocks.get(k)
+	}
+	return r.slots
+}
+
+// advance applies one request's blocks to c: blocks it replays are
+// confirmed, blocks it held but no longer replays are released, and blocks
+// its responses produced that it still has not replayed after the orphan TTL
+// are dropped. A conversation holds only blocks of its latest request, so
+// what it held is among c.replayed.
+func (r *Registry) advance(c *conversation, keys []block.Key, slots []slot) {
+	n := len(c.replayed)
+	if c.unknown == 0 && n > 0 && n <= len(keys) && slices.Equal(c.replayed, keys[:n]) {
+		// The request replays the last one's history, every block of which
+		// it holds, and adds to it, as a conversation's next request does:
+		// nothing is released, and only what it adds is new.
+		r.expireOrphans(c, func(k block.Key) bool { return slices.Contains(keys, k) })
+		c.unknown = r.holdAll(c, slots[n:])
+		c.replayed = append(c.replayed, keys[n:]...)
+		c.slots = append(c.slots[:n], slots[n:]...)
+		return
+	}
+	clear(r.present)
+	for _, k := range keys {
+		r.present[k] = struct{}{}
+	}
+	for _, k := range c.replayed {
+		if _, ok := r.present[k]; !ok {
+			if at := r.blocks.peek(k); at != 0 && r.blocks.holds(at, c.id) {
+				r.release(c, at)
+			}
+		}
+	}
+	r.expireOrphans(c, func(k block.Key) bool { _, ok := r.present[k]; return ok })
+	c.unknown = r.holdAll(c, slots)
+	c.replayed = append(c.replayed[:0], keys...)
+	c.slots = append(c.slots[:0], slots...)
+}
+
+// expireOrphans drops the blocks c's responses produced that it still has
+// not replayed (present tells) after the orphan TTL.
+func (r *Registry) expireOrphans(c *conversation, present func(block.Key) bool) {
+	now := r.now().UnixNano()
+	for at := c.waiting; at != 0; {
+		e := &r.blocks.entries[at]
+		next := e.waitNext
+		if now-e.born > int64(r.ttl) && !present(e.key) {
+			r.evict(at)
+		}
+		at = next
+	}
+}
+
+// holdAll makes c a holder of the blocks in slots, and returns how many
+// slots are 0: blocks the registry does not know.
+func (r *Registry) holdAll(c *conversation, slots []slot) (unknown int) {
+	for _, at := range slots {
+		if at != 0 {
+			r.hold(c, at)
+		} else {
+			unknown++
+		}
+	}
+	return unknown
+}
+
+// hold makes c a holder of the block at.
+func (r *Registry) hold(c *conversation, at slot) {
+	if r.blocks.holds(at, c.id) {
+		return
+	}
+	e := &r.blocks.entries[at]
+	if e.owner != 0 {
+		r.blocks.unwait(at, &r.convSlots[e.owner].waiting)
+		e.owner = 0
+	}
+	if r.blocks.holders(at) == 0 {
+		r.confirmed++
+	}
+	r.blocks.addHolder(at, c.id)
+}
+
+// release ends c's hold on the block at and forgets the block when nobody
+// else holds it.
+func (r *Registry) release(c *conversation, at slot) {
+	r.blocks.dropHolder(at, c.id)
+	if r.blocks.holders(at) == 0 {
+		r.confirmed--
+		r.blocks.remove(at)
+	}
+}
+
+// setOwner records c as the conversation waiting to confirm the block at.
+func (r *Registry) setOwner(at slot, c *conversation) {
+	e := &r.blocks.entries[at]
+	if e.owner == c.id {
+		return
+	}
+	if e.owner != 0 {
+		r.blocks.unwait(at, &r.convSlots[e.owner].waiting)
+	}
+	e.owner = c.id
+	r.blocks.wait(at, &c.waiting)
+}
+
+// evict forgets the block at, whatever holds it: the registry is full, or
+// the block is an orphan past its time.
+func (r *Registry) evict(at slot) {
+	e := &r.blocks.entries[at]
+	if e.owner != 0 {
+		r.blocks.unwait(at, &r.convSlots[e.owner].waiting)
+	}
+	if r.blocks.holders(at) > 0 {
+		r.confirmed--
+		r.blocks.eachHolder(at, func(h convID) {
+			r.convSlots[h].unknown++ // a block it replayed is no longer known
+		})
+	}
+	r.blocks.remove(at)
+}
