@@ -1,0 +1,286 @@
+package policy
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
+)
+
+// Policy decides the fate of thinking blocks against one registry. It is
+// safe for concurrent use; change its fields only before sharing it.
+type Policy struct {
+	// Registry remembers which backend produced each block.
+	Registry *registry.Registry
+	// Foreign is what becomes of a block the target did not produce:
+	// thinking.Strip, or a converting action.
+	Foreign thinking.Action
+	// Checkpoints, when set, lets a conversation's request be read from
+	// where its previous one left off.
+	Checkpoints *Checkpoints
+	// Refresh, when set, brings the registry up to date with what other
+	// gateways learned (see package persist); Plan calls it with the keys
+	// it does not know before it calls them unknown. It must return
+	// quickly, whatever the storage does.
+	Refresh func(missing []block.Key)
+}
+
+// Request is one Messages request on its way to a backend.
+type Request struct {
+	// Body is the request body as the client sent it.
+	Body []byte
+	// Header is the request header; it names the conversation.
+	Header http.Header
+	// Backend is the backend the request goes to, already bounded; "" when
+	// only the response will tell (the upstream reverse_proxy dials). The
+	// request is then planned for the backend that last answered its
+	// conversation.
+	Backend string
+	// ReadOnly marks requests that must not move the registry's lifecycle,
+	// such as token counting: they are rewritten like any other.
+	ReadOnly bool
+	// Out, when it has room, receives Plan.Body if the body changes, so
+	// that the caller can recycle that memory.
+	Out []byte
+}
+
+// Reason says why a block got its action.
+type Reason uint8
+
+// Reasons.
+const (
+	// ReasonOwn: the target produced the block.
+	ReasonOwn Reason = iota + 1
+	// ReasonUnknown: the registry does not know the block, and only the
+	// target has served its conversation, so the block can only be its own.
+	ReasonUnknown
+	// ReasonForeign: another backend produced the block.
+	ReasonForeign
+	// ReasonUnknownAfterSwitch: the registry does not know the block, and
+	// other backends have served its conversation.
+	ReasonUnknownAfterSwitch
+	// ReasonRefused: the target refused the block before.
+	ReasonRefused
+	// ReasonNoTarget: the target is not known before the response (no
+	// backend set, and no answer yet in this conversation), so nothing can
+	// be called foreign.
+	ReasonNoTarget
+	// ReasonNotProven: a replay keeps only blocks known to be the target's.
+	ReasonNotProven
+)
+
+var reasonNames = [...]string{
+	ReasonOwn:                "own",
+	ReasonUnknown:            "unknown",
+	ReasonForeign:            "foreign",
+	ReasonUnknownAfterSwitch: "unknown_after_switch",
+	ReasonRefused:            "refused",
+	ReasonNoTarget:           "no_target",
+	ReasonNotProven:          "not_proven",
+}
+
+// String returns the reason as logs name it.
+func (r Reason) String() string {
+	if int(r) < len(reasonNames) && reasonNames[r] != "" {
+		return reasonNames[r]
+	}
+	return "Reason(" + strconv.Itoa(int(r)) + ")"
+}
+
+// Decision is what becomes of one block of a request.
+type Decision struct {
+	Kind    block.Kind
+	Action  thinking.Action
+	Reason  Reason
+	Message int32 // index in messages
+	Index   int32 // index in that message's content
+	Key     block.Key
+	// Origin is the backend that produced the block, "" when unknown.
+	Origin string
+}
+
+// Plan is the outcome of planning one request.
+type Plan struct {
+	// Body is what goes upstream: the request's own Body when nothing
+	// changed.
+	Body []byte
+	// Conversation scopes the request's lifecycle in the registry.
+	Conversation string
+	// Target is the backend the blocks were decided for: the request's
+	// Backend, or the one that last answered the conversation, or "".
+	Target string
+	// Stream reports that the request asks for a streamed response.
+	Stream bool
+	// Decisions holds one entry per thinking block, in request order.
+	Decisions []Decision
+	// Result counts what the rewrite did.
+	Result thinking.Result
+	// Switched reports that this request moved its conversation to another
+	// backend; Previous names the one it left.
+	Switched bool
+	Previous string
+	// Passthrough, when not nil, says why the body goes upstream untouched
+	// without its blocks being decided: it is not a Messages request, or it
+	// cannot be edited.
+	Passthrough error
+}
+
+// Plan decides every block of req and returns the body to send. It never
+// fails: a body it cannot read or edit goes upstream as it came, and Plan
+// says why in Passthrough.
+func (p *Policy) Plan(req Request) Plan { return p.plan(req, false) }
+
+// plan is Plan, or the plan of a replay (see Replay).
+func (p *Policy) plan(req Request, replay bool) Plan {
+	pl := Plan{Body: req.Body}
+	conv := headerConversation(req.Header)
+	var cp *thinking.Checkpoint
+	if p.Checkpoints != nil && conv != "" {
+		cp = p.Checkpoints.take(conv)
+		defer func() { p.Checkpoints.put(conv, cp) }()
+	}
+	parsed, err := thinking.Resume(req.Body, cp)
+	if err != nil {
+		pl.Passthrough = err
+		return pl
+	}
+	defer parsed.Release()
+	pl.Stream = parsed.Stream()
+	pl.Conversation = Conversation(req.Header, parsed.UserID)
+
+	blocks := parsed.Blocks()
+	mainTurn := len(blocks) > 0 || thinkingOn(parsed.ThinkingType())
+	if cp != nil && mainTurn {
+		// Side requests (titles, safety checks) share the session, not the
+		// history: they leave the conversation's checkpoint as it was.
+		defer parsed.Save(cp)
+	}
+	sc := scratches.Get().(*scratch)
+	defer scratches.Put(sc)
+	defer sc.reset()
+	for _, b := range blocks {
+		sc.keys = append(sc.keys, b.Key)
+	}
+	rr := registry.Request{
+		Conversation: pl.Conversation,
+		Backend:      req.Backend,
+		ServedLater:  req.Backend == "",
+		Keys:         sc.keys,
+		// Requests without any thinking (title generation, safety checks)
+		// never move the lifecycle, and a replay moved it already.
+		Track:   !req.ReadOnly && !replay && mainTurn,
+		Origins: sc.origins,
+		Refused: sc.refused,
+	}
+	if rr.ServedLater {
+		rr.Backend = p.Registry.Last(pl.Conversation)
+	}
+	adm := p.Registry.Admit(rr)
+	if p.Refresh != nil && slices.Contains(adm.Origins, "") {
+		// Another gateway sharing the storage may know what this one does
+		// not: the blocks, and in auto mode who answered last.
+		for i, o := range adm.Origins {
+			if o == "" {
+				sc.missing = append(sc.missing, sc.keys[i])
+			}
+		}
+		p.Refresh(sc.missing)
+		rr.Track = false
+		if rr.ServedLater {
+			rr.Backend = p.Registry.Last(pl.Conversation)
+		}
+		adm2 := p.Registry.Admit(rr)
+		adm.Origins, adm.Refused, adm.Mixed = adm2.Origins, adm2.Refused, adm2.Mixed
+	}
+	sc.origins, sc.refused = adm.Origins, adm.Refused
+	pl.Target = rr.Backend
+	if replay && rr.ServedLater {
+		// Under load balancing the replay may reach any upstream: nothing
+		// is proven to be its own.
+		pl.Target = ""
+	}
+	pl.Switched, pl.Previous = adm.Switched, adm.Previous
+
+	pl.Decisions = decisionsFor(len(blocks))
+	for i, b := range blocks {
+		d := Decision{Kind: b.Kind, Message: int32(b.Message), Index: int32(b.Index), Key: b.Key, Origin: adm.Origins[i]}
+		d.Action, d.Reason = p.decide(d.Origin, pl.Target, adm.Mixed, adm.Refused[i], replay)
+		pl.Decisions[i] = d
+		sc.actions = append(sc.actions, d.Action)
+	}
+	parsed.Output(req.Out)
+	if replay {
+		pl.Body, pl.Result, pl.Passthrough = parsed.RewriteCautiously(sc.actions)
+	} else {
+		pl.Body, pl.Result, pl.Passthrough = parsed.Rewrite(sc.actions)
+	}
+	return pl
+}
+
+// decide returns the action for a block produced by origin ("" when
+// unknown) on its way to target ("" when unknown); mixed reports that other
+// backends served the block's conversation, refused that the target refused
+// the block before. A replay keeps only what is proven to be the target's.
+func (p *Policy) decide(origin, target string, mixed, refused, replay bool) (thinking.Action, Reason) {
+	switch {
+	case refused:
+		return p.Foreign, ReasonRefused
+	case origin != "" && origin == target:
+		return thinking.Keep, ReasonOwn
+	case replay:
+		return p.Foreign, ReasonNotProven
+	case target == "":
+		return thinking.Keep, ReasonNoTarget
+	case origin == "" && !mixed:
+		return thinking.Keep, ReasonUnknown
+	case origin == "":
+		return p.Foreign, ReasonUnknownAfterSwitch
+	}
+	return p.Foreign, ReasonForeign
+}
+
+// decisions recycles Plan.Decisions (see Plan.Release).
+var decisions = sync.Pool{New: func() any { return new([]Decision) }}
+
+// decisionsFor returns a slice of n decisions, recycled when it can be.
+func decisionsFor(n int) []Decision {
+	d := decisions.Get().(*[]Decision)
+	return slices.Grow((*d)[:0], n)[:n]
+}
+
+// Release recycles the plan's Decisions, which must not be used afterwards.
+// Everything else in the plan stays valid.
+func (pl *Plan) Release() {
+	if cap(pl.Decisions) == 0 {
+		return
+	}
+	d := pl.Decisions[:0]
+	clear(pl.Decisions[:cap(pl.Decisions)])
+	pl.Decisions = nil
+	decisions.Put(&d)
+}
+
+// scratch holds the per-request slices Plan only needs while it runs.
+type scratch struct {
+	keys    []block.Key
+	missing []block.Key
+	origins []string
+	refused []bool
+	actions []thinking.Action
+}
+
+// reset empties the slices for the next request, letting go of backend
+// names.
+func (sc *scratch) reset() {
+	clear(sc.origins)
+	sc.keys, sc.missing, sc.origins, sc.refused, sc.actions = sc.keys[:0], sc.missing[:0], sc.origins[:0], sc.refused[:0], sc.actions[:0]
+}
+
+var scratches = sync.Pool{New: func() any { return new(scratch) }}
+
+// thinkingOn reports whether a thinking.type turns thinking on.
+func thinkingOn(typ string) bool { return typ == "enabled" || typ == "adaptive" }

@@ -1,0 +1,160 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/streaming"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
+)
+
+func TestDecide(t *testing.T) {
+	p := &Policy{Foreign: thinking.ConvertToText}
+	tests := []struct {
+		origin string
+		mixed  bool
+		action thinking.Action
+		reason Reason
+	}{
+		{"a", false, thinking.Keep, ReasonOwn},
+		{"a", true, thinking.Keep, ReasonOwn},
+		{"b", false, thinking.ConvertToText, ReasonForeign},
+		{"b", true, thinking.ConvertToText, ReasonForeign},
+		{"", false, thinking.Keep, ReasonUnknown},
+		{"", true, thinking.ConvertToText, ReasonUnknownAfterSwitch},
+	}
+	for _, tt := range tests {
+		action, reason := p.decide(tt.origin, "a", tt.mixed, false, false)
+		if action != tt.action || reason != tt.reason {
+			t.Errorf("origin %q mixed %v to a: %d %q, want %d %q", tt.origin, tt.mixed, action, reason, tt.action, tt.reason)
+		}
+	}
+}
+
+// thinkingBlock is a signed block as a response carries it and a request
+// replays it.
+func thinkingBlock(sig string) string {
+	return fmt.Sprintf(`{"type":"thinking","thinking":"","signature":%q}`, sig)
+}
+
+func keyOf(sig string) block.Key {
+	var h block.Hasher
+	return h.Thinking([]byte(sig))
+}
+
+// body is a request whose history holds one assistant message per
+// signature, each a thinking block and a text.
+func body(sigs ...string) []byte {
+	msgs := []string{`{"role":"user","content":"hi"}`}
+	for _, s := range sigs {
+		msgs = append(msgs, `{"role":"assistant","content":[`+thinkingBlock(s)+`,{"type":"text","text":"x"}]}`, `{"role":"user","content":"go on"}`)
+	}
+	return []byte(`{"model":"m","messages":[` + strings.Join(msgs, ",") + `],"thinking":{"type":"enabled","budget_tokens":2000},"stream":true}`)
+}
+
+func newPolicy() *Policy {
+	return &Policy{Registry: registry.New(registry.Config{}), Foreign: thinking.Strip}
+}
+
+func session(id string) http.Header {
+	h := http.Header{}
+	h.Set("X-Claude-Code-Session-Id", id)
+	return h
+}
+
+func TestPlanKeepsOwnBlocksAndStripsForeignOnes(t *testing.T) {
+	p := newPolicy()
+	p.Plan(Request{Body: body(), Header: session("s1"), Backend: "glm"})
+	p.Register("s1", "glm", []streaming.Block{{Kind: block.Thinking, Key: keyOf("g1")}})
+	p.Plan(Request{Body: body("g1"), Header: session("s1"), Backend: "anthropic"})
+	p.Register("s1", "anthropic", []streaming.Block{{Kind: block.Thinking, Key: keyOf("a1")}})
+
+	// "new" is unknown, and the conversation has seen glm: it cannot be
+	// proven to be anthropic's.
+	in := body("g1", "a1", "new")
+	pl := p.Plan(Request{Body: in, Header: session("s1"), Backend: "anthropic"})
+	if pl.Passthrough != nil {
+		t.Fatal(pl.Passthrough)
+	}
+	want := []struct {
+		origin string
+		action thinking.Action
+		reason Reason
+	}{
+		{"glm", thinking.Strip, ReasonForeign},
+		{"anthropic", thinking.Keep, ReasonOwn},
+		{"", thinking.Strip, ReasonUnknownAfterSwitch},
+	}
+	if len(pl.Decisions) != len(want) {
+		t.Fatalf("%d decisions, want %d", len(pl.Decisions), len(want))
+	}
+	for i, w := range want {
+		d := pl.Decisions[i]
+		if d.Origin != w.origin || d.Action != w.action || d.Reason != w.reason || d.Message != int32(1+2*i) || d.Index != 0 {
+			t.Errorf("decision %d = %+v, want %+v", i, d, w)
+		}
+	}
+	if pl.Result != (thinking.Result{Kept: 1, Stripped: 2}) {
+		t.Errorf("result = %+v", pl.Result)
+	}
+	if got := string(pl.Body); strings.Contains(got, `"g1"`) || strings.Contains(got, `"new"`) || !strings.Contains(got, thinkingBlock("a1")) {
+		t.Errorf("body = %s", got)
+	}
+	if pl.Conversation != "s1" || !pl.Stream {
+		t.Errorf("conversation %q, stream %v", pl.Conversation, pl.Stream)
+	}
+}
+
+func TestPlanCountsSwitchesButReadOnlyRequestsDoNot(t *testing.T) {
+	p := newPolicy()
+	in := body()
+	if pl := p.Plan(Request{Body: in, Header: session("s1"), Backend: "a"}); pl.Switched {
+		t.Fatal("the first request switched")
+	}
+	if pl := p.Plan(Request{Body: in, Header: session("s1"), Backend: "b", ReadOnly: true}); pl.Switched {
+		t.Fatal("a read-only request switched")
+	}
+	pl := p.Plan(Request{Body: in, Header: session("s1"), Backend: "b"})
+	if !pl.Switched || pl.Previous != "a" {
+		t.Fatalf("switched %v from %q, want from a", pl.Switched, pl.Previous)
+	}
+	if s := p.Registry.Stats(); s.Switches != 1 {
+		t.Fatalf("switches = %d, want 1", s.Switches)
+	}
+}
+
+func TestPlanPassesOtherBodiesThrough(t *testing.T) {
+	p := newPolicy()
+	for _, in := range []string{`not json`, `{"model":"m"}`, `[1]`} {
+		pl := p.Plan(Request{Body: []byte(in), Header: http.Header{}, Backend: "a"})
+		if string(pl.Body) != in || pl.Passthrough == nil || len(pl.Decisions) != 0 {
+			t.Errorf("%s: body %q, passthrough %v", in, pl.Body, pl.Passthrough)
+		}
+	}
+	// A body that would need an edit but is not valid JSON goes as it came.
+	p.Register("s1", "glm", []streaming.Block{{Kind: block.Thinking, Key: keyOf("g1")}})
+	in := []byte(strings.Replace(string(body("g1")), `"model":"m"`, `"max_tokens":01`, 1))
+	pl := p.Plan(Request{Body: in, Header: session("s1"), Backend: "anthropic"})
+	if string(pl.Body) != string(in) || !errors.Is(pl.Passthrough, thinking.ErrInvalidJSON) || len(pl.Decisions) != 1 {
+		t.Fatalf("invalid body: %q, %v", pl.Body, pl.Passthrough)
+	}
+}
+
+func TestParseMode(t *testing.T) {
+	for mode, want := range map[string]thinking.Action{
+		"": thinking.Strip, ModeStrip: thinking.Strip, ModeConvertToText: thinking.ConvertToText,
+		ModeConvertToTags: thinking.ConvertToTags, ModeDropSignature: thinking.DropSignature,
+	} {
+		if got, err := ParseMode(mode); got != want || err != nil {
+			t.Errorf("ParseMode(%q) = %d, %v; want %d", mode, got, err, want)
+		}
+	}
+	if _, err := ParseMode("erase"); err == nil || !strings.Contains(err.Error(), `unknown mode "erase"`) {
+		t.Errorf("ParseMode(erase): %v", err)
+	}
+}

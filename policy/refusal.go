@@ -1,0 +1,179 @@
+package policy
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
+)
+
+// Refusal is an upstream's 400 about the thinking of a request it got.
+type Refusal struct {
+	// Backend is the backend that refused: the request's backend name, or
+	// the upstream that answered.
+	Backend string
+	// Message is the upstream's error message.
+	Message string
+	// Sent is the body the upstream refused.
+	Sent []byte
+}
+
+// Short pieces of the API's thinking error messages (see the protocol
+// notes): matched as substrings, never as whole sentences, since the API
+// words them differently from time to time.
+var (
+	// blockRefusals name one block the upstream does not accept.
+	blockRefusals = []string{
+		"Invalid `signature`",
+		"Invalid `data`",
+		"signature: Field required",
+		"bound to a different conversation",
+	}
+	// structureRefusals are about where thinking is, or is not.
+	structureRefusals = []string{
+		"thinking: Field required",
+		"cannot be modified",
+		"must start with a thinking block",
+		"cannot contain `thinking`",
+		"cannot be `thinking`",
+		"requires `thinking` to be enabled",
+	}
+)
+
+// RefusalMessage returns the message of an Anthropic error envelope when it
+// refuses a request for its thinking: an invalid_request_error whose message
+// names one of the thinking rules. Any other body reports false.
+func RefusalMessage(body []byte) (string, bool) {
+	var errObj []byte
+	var buf [32]byte
+	it := jsonscan.Members(body, jsonscan.SkipSpace(body, 0))
+	for k, v, ok := it.Item(); ok; k, v, ok = it.Item() {
+		if string(jsonscan.Name(k, &buf)) == "error" {
+			errObj = v
+		}
+	}
+	if it.Err() != nil || errObj == nil {
+		return "", false
+	}
+	var typ, msg []byte
+	it = jsonscan.Members(errObj, 0)
+	for k, v, ok := it.Item(); ok; k, v, ok = it.Item() {
+		switch string(jsonscan.Name(k, &buf)) {
+		case "type":
+			typ = v
+		case "message":
+			msg = v
+		}
+	}
+	if it.Err() != nil || string(jsonscan.Name(typ, &buf)) != "invalid_request_error" {
+		return "", false
+	}
+	text, ok := jsonstr.Append(nil, msg)
+	if !ok {
+		return "", false
+	}
+	for _, marks := range [][]string{blockRefusals, structureRefusals} {
+		for _, mark := range marks {
+			if strings.Contains(string(text), mark) {
+				return string(text), true
+			}
+		}
+	}
+	return "", false
+}
+
+// Replay plans the one retry of req after refusal. It first remembers what
+// the upstream refused, then keeps only the blocks proven to be the
+// target's (none when req names no backend: under load balancing the
+// replay may reach any upstream), and rewrites cautiously, so that the
+// replay cannot be refused for its thinking.
+func (p *Policy) Replay(req Request, refusal Refusal) Plan {
+	p.Registry.CountRetry()
+	p.rememberRefusal(refusal)
+	pl := p.plan(req, true)
+	pl.Switched = false
+	return pl
+}
+
+// rememberRefusal records the block a refusal names as refused by its
+// backend. When that block was the backend's own, as far as the registry
+// knew, the backend no longer accepts what it signed before (its key or
+// account changed): every block of the request that was kept as its own is
+// refused with it, so the next request does not pay the round trip again.
+func (p *Policy) rememberRefusal(r Refusal) {
+	mi, ci, ok := refusedPosition(r.Message)
+	if !ok {
+		return
+	}
+	sent, err := thinking.Parse(r.Sent)
+	if err != nil {
+		return
+	}
+	defer sent.Release()
+	var named block.Key
+	found := false
+	keys := make([]block.Key, 0, len(sent.Blocks()))
+	for _, b := range sent.Blocks() {
+		keys = append(keys, b.Key)
+		if b.Message == mi && b.Index == ci {
+			named, found = b.Key, true
+		}
+	}
+	if !found {
+		return
+	}
+	adm := p.Registry.Admit(registry.Request{Backend: r.Backend, Keys: keys})
+	refused := []block.Key{named}
+	for i, k := range keys {
+		if k == named && adm.Origins[i] == r.Backend {
+			refused = refused[:0]
+			for j, o := range adm.Origins {
+				if o == r.Backend {
+					refused = append(refused, keys[j])
+				}
+			}
+			break
+		}
+	}
+	p.Registry.Refuse(r.Backend, refused...)
+}
+
+// refusedPosition returns the block a refusal names, as
+// "messages.N.content.M", when the refusal is about that block itself.
+func refusedPosition(msg string) (message, index int, ok bool) {
+	isBlock := false
+	for _, mark := range blockRefusals {
+		isBlock = isBlock || strings.Contains(msg, mark)
+	}
+	if !isBlock {
+		return 0, 0, false
+	}
+	at := strings.Index(msg, "messages.")
+	if at < 0 {
+		return 0, 0, false
+	}
+	n, rest, ok := leadingInt(msg[at+len("messages."):])
+	if !ok {
+		return 0, 0, false
+	}
+	rest, ok = strings.CutPrefix(rest, ".content.")
+	if !ok {
+		return 0, 0, false
+	}
+	m, _, ok := leadingInt(rest)
+	return n, m, ok
+}
+
+// leadingInt splits the decimal number at the start of s from the rest.
+func leadingInt(s string) (int, string, bool) {
+	end := 0
+	for end < len(s) && end < 9 && s[end] >= '0' && s[end] <= '9' {
+		end++
+	}
+	n, err := strconv.Atoi(s[:end])
+	return n, s[end:], err == nil
+}
