@@ -1,0 +1,339 @@
+package persist
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+)
+
+const prefix = "llm_thinking/registries/test"
+
+func key(name string) block.Key {
+	sum := sha256.Sum256([]byte(name))
+	return block.Key(sum[:16])
+}
+
+// open starts a Store on st with a long interval, so that tests decide when
+// it writes.
+func open(t *testing.T, st Storage, cfg registry.Config) (*registry.Registry, *Store, *observer.ObservedLogs) {
+	t.Helper()
+	core, logs := observer.New(zap.WarnLevel)
+	reg := registry.New(cfg)
+	s := Open(context.Background(), reg, st, Options{Prefix: prefix, Interval: time.Hour, Logger: zap.New(core)})
+	t.Cleanup(func() { s.Close(context.Background()) })
+	return reg, s, logs
+}
+
+// origins returns what reg knows of the named blocks, for backend.
+func origins(reg *registry.Registry, backend string, names ...string) (origin []string, refused []bool) {
+	keys := make([]block.Key, len(names))
+	for i, n := range names {
+		keys[i] = key(n)
+	}
+	a := reg.Admit(registry.Request{Backend: backend, Keys: keys})
+	return a.Origins, a.Refused
+}
+
+func TestARestartKeepsWhatTheRegistryLearned(t *testing.T) {
+	st := newMemory()
+	reg, s, _ := open(t, st, registry.Config{})
+	reg.Observe("s1", "anthropic", key("a1"))
+	reg.Admit(registry.Request{Conversation: "s1", Backend: "anthropic", Keys: []block.Key{key("a1")}, Track: true})
+	reg.Observe("s1", "glm", key("g1"))
+	reg.Refuse("anthropic", key("g1"))
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+
+	again, s2, logs := open(t, st, registry.Config{})
+	o, refused := origins(again, "anthropic", "a1", "g1", "unknown")
+	if o[0] != "anthropic" || o[1] != "glm" || o[2] != "" || !refused[1] {
+		t.Fatalf("after the restart: origins %q, refused %v", o, refused)
+	}
+	if again.Last("s1") != "anthropic" {
+		t.Fatalf("last backend %q, want anthropic", again.Last("s1"))
+	}
+	if logs.Len() != 0 || s2.Stats().Loaded == 0 {
+		t.Fatalf("stats %+v, warnings %v", s2.Stats(), logs.All())
+	}
+}
+
+func TestReplicasShareThroughStorage(t *testing.T) {
+	st := newMemory()
+	a, sa, _ := open(t, st, registry.Config{})
+	b, sb, _ := open(t, st, registry.Config{})
+	a.Observe("s1", "anthropic", key("a1"))
+	if err := sa.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if o, _ := origins(b, "anthropic", "a1"); o[0] != "" {
+		t.Fatal("b knew the block before reading storage")
+	}
+	sb.Refresh(context.Background(), []block.Key{key("a1")})
+	if o, _ := origins(b, "anthropic", "a1"); o[0] != "anthropic" {
+		t.Fatalf("b does not know a's block after a refresh: %q", o)
+	}
+	// b's own learning goes back to a.
+	b.Observe("s1", "glm", key("g1"))
+	sb.Flush(context.Background())
+	sa.Refresh(context.Background(), []block.Key{key("g1")})
+	if o, _ := origins(a, "glm", "g1"); o[0] != "glm" {
+		t.Fatalf("a does not know b's block: %q", o)
+	}
+}
+
+// TestARefreshSeesWhatWasWrittenBeforeItWasAskedFor: a request that asks
+// while an older read is listing must not settle for that read.
+func TestARefreshSeesWhatWasWrittenBeforeItWasAskedFor(t *testing.T) {
+	st := newMemory()
+	a, sa, _ := open(t, st, registry.Config{})
+	b, sb, _ := open(t, st, registry.Config{})
+	st.mu.Lock()
+	st.listing, st.listed = make(chan struct{}), make(chan struct{})
+	listing, listed := st.listing, st.listed
+	st.mu.Unlock()
+
+	first := make(chan struct{})
+	go func() {
+		sb.Refresh(context.Background(), []block.Key{key("something else")}) // lists before a writes
+		close(first)
+	}()
+	<-listing
+	a.Observe("s1", "anthropic", key("a1"))
+	if err := sa.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	second := make(chan struct{})
+	go func() {
+		sb.Refresh(context.Background(), []block.Key{key("a1")}) // asked after a wrote
+		close(second)
+	}()
+	close(listed)
+	<-first
+	<-second
+	if o, _ := origins(b, "anthropic", "a1"); o[0] != "anthropic" {
+		t.Fatal("a refresh asked for after the write did not see it")
+	}
+}
+
+func TestABlockLookedForRecentlyIsNotLookedForAgain(t *testing.T) {
+	st := newMemory()
+	_, s, _ := open(t, st, registry.Config{})
+	st.mu.Lock()
+	before := st.calls
+	st.mu.Unlock()
+	for range 5 {
+		s.Refresh(context.Background(), []block.Key{key("nobody knows")})
+	}
+	st.mu.Lock()
+	reads := st.calls - before
+	st.mu.Unlock()
+	// One refresh: the snapshot's generation, and the listing.
+	if reads != 2 {
+		t.Fatalf("five refreshes for one missing block cost %d storage calls, want 2", reads)
+	}
+	s.Refresh(context.Background(), []block.Key{key("nobody knows"), key("new")})
+	st.mu.Lock()
+	reads = st.calls - before
+	st.mu.Unlock()
+	if reads != 4 {
+		t.Fatalf("a new missing block did not make the store read: %d calls", reads)
+	}
+}
+
+func TestBadFilesAreSkippedWithAWarning(t *testing.T) {
+	st := newMemory()
+	reg, s, _ := open(t, st, registry.Config{})
+	reg.Observe("s1", "anthropic", key("a1"))
+	s.Flush(context.Background())
+	st.files[prefix+journalDir+"/00000000000000000001-x-000001.json"] = []byte("{not json")
+	st.files[prefix+journalDir+"/00000000000000000002-x-000001.json"] = []byte(`{"version":99,"changes":[]}`)
+	st.files[prefix+journalDir+"/00000000000000000003-x-000001.json"] = []byte(`{"version":1,"changes":[{"op":"produced","key":"zz","backend":"x"}]}`)
+	st.files[prefix+journalDir+"/README.txt"] = []byte("not a segment")
+	st.files[prefix+generationName] = []byte(`{"version":1,"generation":7}`)
+	st.files[prefix+snapshotFile] = []byte(`{"version":2}`)
+
+	again, s2, logs := open(t, st, registry.Config{})
+	if o, _ := origins(again, "anthropic", "a1"); o[0] != "anthropic" {
+		t.Fatalf("the good segment was not loaded: %q", o)
+	}
+	if got := s2.Stats().Bad; got != 4 {
+		t.Fatalf("bad files = %d, want 4", got)
+	}
+	if n := logs.FilterMessage("thinking.persist_bad_file").Len(); n != 4 {
+		t.Fatalf("%d warnings about bad files, want 4: %v", n, logs.All())
+	}
+}
+
+func TestFoldingKeepsEverythingAndBoundsTheJournal(t *testing.T) {
+	st := newMemory()
+	reg, s, _ := open(t, st, registry.Config{})
+	for i := range foldAt + 3 {
+		reg.Observe("s1", "anthropic", key(fmt.Sprint(i)))
+		if err := s.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !s.due() {
+		t.Fatal("a journal of foldAt segments is not due for folding")
+	}
+	s.fold(context.Background())
+	if n := len(st.journal(prefix)); n != 0 {
+		t.Fatalf("%d segments left after folding", n)
+	}
+	// A segment written after the fold stays beside the snapshot.
+	reg.Observe("s1", "glm", key("late"))
+	s.Flush(context.Background())
+
+	again, _, logs := open(t, st, registry.Config{})
+	names := []string{"late"}
+	for i := range foldAt + 3 {
+		names = append(names, fmt.Sprint(i))
+	}
+	o, _ := origins(again, "", names...)
+	for i, origin := range o {
+		if origin == "" {
+			t.Fatalf("block %s lost in the fold", names[i])
+		}
+	}
+	if logs.Len() != 0 {
+		t.Fatal(logs.All())
+	}
+}
+
+func TestFailedWritesAreRetried(t *testing.T) {
+	st := newMemory()
+	reg, s, logs := open(t, st, registry.Config{})
+	st.set(errors.New("storage is down"), 0)
+	reg.Observe("s1", "anthropic", key("a1"))
+	if err := s.Flush(context.Background()); err == nil {
+		t.Fatal("a failed write reported no error")
+	}
+	if got := s.Stats(); got.Failures != 1 || got.Unwritten != 1 {
+		t.Fatalf("stats after a failure: %+v", got)
+	}
+	if logs.FilterMessage("thinking.persist_failed").Len() != 1 {
+		t.Fatal(logs.All())
+	}
+	st.set(nil, 0)
+	reg.Observe("s1", "anthropic", key("a2"))
+	if err := s.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Stats(); got.Writes != 1 || got.Unwritten != 0 {
+		t.Fatalf("stats after recovery: %+v", got)
+	}
+	again, _, _ := open(t, st, registry.Config{})
+	if o, _ := origins(again, "", "a1", "a2"); o[0] != "anthropic" || o[1] != "anthropic" {
+		t.Fatalf("origins %q", o)
+	}
+}
+
+func TestASlowStorageNeverHoldsARequestPastItsDeadline(t *testing.T) {
+	st := newMemory()
+	_, s, _ := open(t, st, registry.Config{})
+	st.set(nil, time.Hour)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		s.Refresh(ctx, []block.Key{key("x")})
+		s.Refresh(ctx, []block.Key{key("y")}) // a second caller joins the running read
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Refresh outlived its context")
+	}
+	st.set(nil, 0)
+	// Close cancels the background read that still waits on the storage.
+	closed := make(chan struct{})
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		s.Close(ctx)
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close hung on the slow read")
+	}
+}
+
+func TestConcurrentLearningLosesNothing(t *testing.T) {
+	st := newMemory()
+	reg, s, _ := open(t, st, registry.Config{})
+	const writers, each = 4, 200
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				reg.Observe(fmt.Sprint("s", w), "anthropic", key(fmt.Sprint(w, "-", i)))
+			}
+		})
+	}
+	stop := make(chan struct{})
+	flushed := make(chan struct{})
+	go func() {
+		defer close(flushed)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				s.Flush(context.Background())
+			}
+		}
+	}()
+	wg.Wait()
+	close(stop)
+	<-flushed
+	s.Flush(context.Background())
+
+	again, _, _ := open(t, st, registry.Config{})
+	var names []string
+	for w := range writers {
+		for i := range each {
+			names = append(names, fmt.Sprint(w, "-", i))
+		}
+	}
+	o, _ := origins(again, "", names...)
+	lost := 0
+	for _, origin := range o {
+		if origin != "anthropic" {
+			lost++
+		}
+	}
+	if lost != 0 {
+		t.Fatalf("%d of %d registrations lost", lost, len(names))
+	}
+}
+
+func TestPrefixKeepsNamesInside(t *testing.T) {
+	for name, want := range map[string]string{
+		"default":    "llm_thinking/registries/default",
+		"team-2.a_b": "llm_thinking/registries/team-2.a_b",
+	} {
+		if got := Prefix(name); got != want {
+			t.Errorf("Prefix(%q) = %q", name, got)
+		}
+	}
+	for _, name := range []string{"", "..", "a/b", "../../etc", strings.Repeat("x", 65), "sp ace"} {
+		if got := Prefix(name); !strings.HasPrefix(got, "llm_thinking/registries/sha256-") || strings.Count(got, "/") != 2 {
+			t.Errorf("Prefix(%q) = %q", name, got)
+		}
+	}
+}
