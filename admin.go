@@ -6,8 +6,6 @@ import (
 	"net/http"
 
 	"github.com/caddyserver/caddy/v2"
-
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 )
 
 func init() {
@@ -34,7 +32,7 @@ func (a AdminAPI) Routes() []caddy.AdminRoute {
 
 // StatsResponse is the body of GET /llm_thinking/stats.
 type StatsResponse struct {
-	Registries map[string]registry.Stats `json:"registries"`
+	Registries map[string]RegistryStats `json:"registries"`
 }
 
 func (AdminAPI) serveStats(w http.ResponseWriter, r *http.Request) error {

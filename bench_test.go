@@ -79,9 +79,10 @@ func benchmarkRequest(b *testing.B, size int, origin string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, k := range blockKeys(req.Blocks()) {
-		h.reg.Observe("bench", origin, k)
+	for _, blk := range req.Blocks() {
+		h.policy.Registry.Observe("bench", origin, blk.Key)
 	}
+	req.Release()
 	w := &discard{header: http.Header{}}
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()

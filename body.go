@@ -68,6 +68,19 @@ func readBody(r *http.Request, limit int64) (*body, error) {
 	return b, nil
 }
 
+// emptyBody returns a body with nothing in it yet, in a recycled buffer, to
+// write a rewritten body into. The caller owns one reference.
+func emptyBody() *body {
+	b := &body{buf: bodyBuffers.Get().(*[]byte)}
+	*b.buf = (*b.buf)[:0]
+	b.refs.Store(1)
+	return b
+}
+
+// set makes p, written into the buffer (or into a larger one when it did
+// not fit), the body.
+func (b *body) set(p []byte) { *b.buf = p }
+
 // bytes returns the body. It is valid until the last release.
 func (b *body) bytes() []byte { return *b.buf }
 

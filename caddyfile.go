@@ -1,6 +1,7 @@
 package llmthinking
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/caddyserver/caddy/v2"
@@ -26,23 +27,38 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 // UnmarshalCaddyfile sets up the handler from Caddyfile tokens:
 //
 //	llm_thinking [<matcher>] [<backend>] {
-//	    backend       <name>
-//	    mode          strip|convert_to_text|convert_to_tags|drop_signature
-//	    registry      <name>
-//	    max_blocks    <n>
-//	    orphan_ttl    <duration>
-//	    max_body_size <size>
+//	    backend           <name>
+//	    mode              strip|convert_to_text|convert_to_tags|drop_signature
+//	    registry          <name>
+//	    max_blocks        <n>
+//	    orphan_ttl        <duration>
+//	    max_body_size     <size>
+//	    max_response_size <size>
+//	    retry_on_reject   on|off
+//	    persist           on|off
+//	    persist_interval  <duration>
 //	}
+//
+// It only reads the values; Validate decides whether they are acceptable, so
+// the Caddyfile and JSON configs give the same errors. Each subdirective may
+// appear once.
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
+	// Each subdirective's line, to name both places of a repeated one.
+	seen := make(map[string]int)
 	if d.NextArg() {
 		h.Backend = d.Val()
+		seen["backend"] = d.Line()
 		if d.NextArg() {
 			return d.ArgErr()
 		}
 	}
 	for d.NextBlock(0) {
 		sub := d.Val()
+		if line, dup := seen[sub]; dup {
+			return d.Errf("%s is given twice (first on line %d)", sub, line)
+		}
+		seen[sub] = d.Line()
 		if !d.NextArg() {
 			return d.ArgErr()
 		}
@@ -50,37 +66,60 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		if d.NextArg() {
 			return d.Errf("%s takes one value, got another: %q", sub, d.Val())
 		}
-		switch sub {
-		case "backend":
-			h.Backend = val
-		case "mode":
-			if _, ok := modeActions[val]; !ok {
-				return d.Errf("unknown mode %q: want strip, convert_to_text, convert_to_tags or drop_signature", val)
-			}
-			h.Mode = val
-		case "registry":
-			h.Registry = val
-		case "max_blocks":
-			n, err := strconv.Atoi(val)
-			if err != nil || n <= 0 {
-				return d.Errf("max_blocks must be a positive integer, got %q", val)
-			}
-			h.MaxBlocks = n
-		case "orphan_ttl":
-			dur, err := caddy.ParseDuration(val)
-			if err != nil || dur <= 0 {
-				return d.Errf("orphan_ttl must be a positive duration such as 5m, got %q", val)
-			}
-			h.OrphanTTL = caddy.Duration(dur)
-		case "max_body_size":
-			size, err := humanize.ParseBytes(val)
-			if err != nil || size == 0 || size > 1<<40 {
-				return d.Errf("max_body_size must be a size such as 32MiB, got %q", val)
-			}
-			h.MaxBodySize = int64(size)
-		default:
-			return d.Errf("unrecognized llm_thinking subdirective %q", sub)
+		if err := h.setSubdirective(d, sub, val); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// setSubdirective reads one subdirective's value into its field.
+func (h *Handler) setSubdirective(d *caddyfile.Dispenser, sub, val string) error {
+	switch sub {
+	case "backend":
+		h.Backend = val
+	case "mode":
+		h.Mode = val
+	case "registry":
+		h.Registry = val
+	case "max_blocks":
+		n, err := strconv.Atoi(val)
+		if err != nil {
+			return d.Errf("max_blocks must be an integer, got %q", val)
+		}
+		h.MaxBlocks = n
+	case "orphan_ttl", "persist_interval":
+		dur, err := caddy.ParseDuration(val)
+		if err != nil {
+			return d.Errf("%s must be a duration such as 5m, got %q", sub, val)
+		}
+		if sub == "orphan_ttl" {
+			h.OrphanTTL = caddy.Duration(dur)
+		} else {
+			h.PersistInterval = caddy.Duration(dur)
+		}
+	case "retry_on_reject", "persist":
+		on, ok := map[string]bool{"on": true, "off": false}[val]
+		if !ok {
+			return d.Errf("%s takes on or off, got %q", sub, val)
+		}
+		if sub == "persist" {
+			h.Persist = &on
+		} else {
+			h.RetryOnReject = &on
+		}
+	case "max_body_size", "max_response_size":
+		size, err := humanize.ParseBytes(val)
+		if err != nil || size > math.MaxInt64 {
+			return d.Errf("%s must be a size such as 32MiB, got %q", sub, val)
+		}
+		if sub == "max_body_size" {
+			h.MaxBodySize = int64(size)
+		} else {
+			h.MaxResponseSize = int64(size)
+		}
+	default:
+		return d.Errf("unrecognized llm_thinking subdirective %q", sub)
 	}
 	return nil
 }

@@ -6,19 +6,22 @@
 // every response which backend produced which block, and on each request
 // removes or converts the blocks the target backend did not produce, keeping
 // the request valid for the Messages API. See README.md.
+//
+// This package is the Caddy glue: configuration, ServeHTTP, the response
+// writer that observes replies, the admin route and the registries that
+// survive reloads. The rule itself lives in package policy.
 package llmthinking
 
 import (
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
 )
 
 func init() {
@@ -27,24 +30,10 @@ func init() {
 
 // Defaults for fields left unset.
 const (
-	DefaultRegistry    = "default"
-	DefaultMaxBodySize = 32 << 20
+	DefaultRegistry        = "default"
+	DefaultMaxBodySize     = 32 << 20
+	DefaultMaxResponseSize = 8 << 20
 )
-
-// Modes for blocks the target backend did not produce.
-const (
-	ModeStrip         = "strip"
-	ModeConvertToText = "convert_to_text"
-	ModeConvertToTags = "convert_to_tags"
-	ModeDropSignature = "drop_signature"
-)
-
-var modeActions = map[string]thinking.Action{
-	ModeStrip:         thinking.Strip,
-	ModeConvertToText: thinking.ConvertToText,
-	ModeConvertToTags: thinking.ConvertToTags,
-	ModeDropSignature: thinking.DropSignature,
-}
 
 // Handler rewrites the thinking blocks of Anthropic Messages requests for the
 // backend they are going to, and learns from responses which backend produced
@@ -54,7 +43,15 @@ type Handler struct {
 	// Backend names the backend this request goes to. Placeholders are
 	// evaluated per request, so one handler can serve several backends, e.g.
 	// "{vars.llm_backend}" or "{http.request.header.X-Backend}". Blocks go to
-	// a backend unchanged exactly when that backend produced them. Required.
+	// a backend unchanged exactly when that backend produced them.
+	//
+	// Left unset, the backend is the upstream reverse_proxy dials, as
+	// {http.reverse_proxy.upstream.hostport} names it: learned from each
+	// response, and a request is rewritten for the upstream that last
+	// answered its conversation. Switching is then only a matter of changing
+	// reverse_proxy's upstreams; retry_on_reject covers the first request
+	// after the change. Name the backend when several upstreams are one
+	// provider (several hosts or keys of one account).
 	Backend string `json:"backend,omitempty"`
 
 	// Mode says what becomes of blocks the target backend did not produce:
@@ -70,19 +67,45 @@ type Handler struct {
 	Registry string `json:"registry,omitempty"`
 
 	// MaxBlocks bounds the registry; the least recently used blocks are
-	// forgotten first. Default 100000.
+	// forgotten first. Default (or 0) 100000.
 	MaxBlocks int `json:"max_blocks,omitempty"`
 
 	// OrphanTTL is how long a block that no request has replayed yet is
-	// kept once its conversation goes on without it. Default 5m.
+	// kept once its conversation goes on without it. Default (or 0) 5m.
 	OrphanTTL caddy.Duration `json:"orphan_ttl,omitempty"`
 
 	// MaxBodySize bounds the request bodies read, in bytes. Larger bodies
-	// are refused with 413 in the Anthropic error format. Default 32 MiB.
+	// are refused with 413 in the Anthropic error format. Default (or 0)
+	// 32 MiB.
 	MaxBodySize int64 `json:"max_body_size,omitempty"`
 
-	action thinking.Action
-	reg    *registry.Registry
+	// MaxResponseSize bounds, in bytes, the JSON (non-streamed) response
+	// bodies held to read their blocks after they passed to the client. A
+	// larger response still reaches the client whole; its blocks stay
+	// unknown. Streams are never held. Default (or 0) 8 MiB.
+	MaxResponseSize int64 `json:"max_response_size,omitempty"`
+
+	// RetryOnReject, on by default, makes a thinking 400 that still comes
+	// back (a backend that no longer accepts its own signatures, an upstream
+	// the route switched to) invisible: the request is repaired, keeping only
+	// the blocks proven to be the target's, and sent once more through the
+	// rest of the route. Only a small JSON 400 is held back to be read;
+	// every other answer passes at once.
+	RetryOnReject *bool `json:"retry_on_reject,omitempty"`
+
+	// Persist, on by default, keeps the registry in Caddy's storage (the
+	// file system unless another storage module is configured), so that it
+	// survives restarts, and so that several Caddy instances sharing one
+	// storage act as one registry. Set when the registry is created: a
+	// reload can turn it on or off.
+	Persist *bool `json:"persist,omitempty"`
+
+	// PersistInterval bounds how long what the registry learns waits before
+	// it is written to storage, and so how late another instance can learn
+	// it. Default (or 0) 1s.
+	PersistInterval caddy.Duration `json:"persist_interval,omitempty"`
+
+	policy *policy.Policy
 	logger *zap.Logger
 }
 
@@ -96,46 +119,55 @@ func (Handler) CaddyModule() caddy.ModuleInfo {
 
 // Provision sets defaults and attaches the handler to its registry, creating
 // the registry or applying the new limits to the one that survived a reload.
+// It validates first, so that a config that will be refused never touches
+// the registry the running config uses.
 func (h *Handler) Provision(ctx caddy.Context) error {
 	h.logger = ctx.Logger()
-	if h.Mode == "" {
-		h.Mode = ModeStrip
-	}
 	if h.Registry == "" {
 		h.Registry = DefaultRegistry
 	}
 	if h.MaxBodySize == 0 {
 		h.MaxBodySize = DefaultMaxBodySize
 	}
-	h.action = modeActions[h.Mode]
-	reg, err := acquireRegistry(h.Registry, h.registryConfig())
+	if h.MaxResponseSize == 0 {
+		h.MaxResponseSize = DefaultMaxResponseSize
+	}
+	if err := h.Validate(); err != nil {
+		return err
+	}
+	foreign, _ := policy.ParseMode(h.Mode)
+	pr, err := acquireRegistry(ctx, h.Registry, registry.Config{MaxBlocks: h.MaxBlocks, OrphanTTL: time.Duration(h.OrphanTTL)})
 	if err != nil {
 		return err
 	}
-	h.reg = reg
+	pr.persist(ctx, h.persist(), time.Duration(h.PersistInterval), h.logger)
+	h.policy = &policy.Policy{Registry: pr.reg, Foreign: foreign, Checkpoints: pr.checkpoints, Refresh: pr.refresh}
 	return nil
 }
 
-func (h *Handler) registryConfig() registry.Config {
-	return registry.Config{MaxBlocks: h.MaxBlocks, OrphanTTL: time.Duration(h.OrphanTTL)}
-}
+// retryOnReject reports whether a thinking 400 is replayed.
+func (h *Handler) retryOnReject() bool { return h.RetryOnReject == nil || *h.RetryOnReject }
 
-// Validate checks the configuration.
+// persist reports whether the registry lives in storage.
+func (h *Handler) persist() bool { return h.Persist == nil || *h.Persist }
+
+// Validate checks the configuration. The Caddyfile parser only reads
+// values, so a value gets the same error from the Caddyfile and from JSON.
 func (h *Handler) Validate() error {
-	if h.Backend == "" {
-		return fmt.Errorf("llm_thinking: backend is required (a name or a placeholder such as {vars.llm_backend})")
+	if _, err := policy.ParseMode(h.Mode); err != nil {
+		return fmt.Errorf("llm_thinking: %w", err)
 	}
-	if _, ok := modeActions[h.Mode]; !ok {
-		return fmt.Errorf("llm_thinking: unknown mode %q (want strip, convert_to_text, convert_to_tags or drop_signature)", h.Mode)
-	}
-	if h.MaxBlocks < 0 {
+	switch {
+	case h.MaxBlocks < 0:
 		return fmt.Errorf("llm_thinking: max_blocks must not be negative, got %d", h.MaxBlocks)
-	}
-	if h.OrphanTTL < 0 {
+	case h.OrphanTTL < 0:
 		return fmt.Errorf("llm_thinking: orphan_ttl must not be negative, got %s", time.Duration(h.OrphanTTL))
-	}
-	if h.MaxBodySize < 0 {
+	case h.MaxBodySize < 0:
 		return fmt.Errorf("llm_thinking: max_body_size must not be negative, got %d", h.MaxBodySize)
+	case h.MaxResponseSize < 0:
+		return fmt.Errorf("llm_thinking: max_response_size must not be negative, got %d", h.MaxResponseSize)
+	case h.PersistInterval < 0:
+		return fmt.Errorf("llm_thinking: persist_interval must not be negative, got %s", time.Duration(h.PersistInterval))
 	}
 	return nil
 }
@@ -144,47 +176,10 @@ func (h *Handler) Validate() error {
 // flight keep using it safely; the registry itself lives on while any
 // handler of the running config names it.
 func (h *Handler) Cleanup() error {
-	if h.reg == nil {
+	if h.policy == nil {
 		return nil
 	}
 	return releaseRegistry(h.Registry)
-}
-
-// ServeHTTP rewrites the request's thinking blocks for its backend, then
-// passes it on, observing the response.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	ep := endpointOf(r)
-	if ep == otherEndpoint {
-		return next.ServeHTTP(w, r)
-	}
-	repl := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
-	backend := boundedID(repl.ReplaceAll(h.Backend, ""))
-	if backend == "" {
-		h.logger.Debug("thinking.passthrough", zap.String("reason", "backend placeholder is empty"), zap.String("backend", h.Backend))
-		return next.ServeHTTP(w, r)
-	}
-	if reason := unreadable(r); reason != "" {
-		h.logger.Debug("thinking.passthrough", zap.String("reason", reason))
-		return next.ServeHTTP(w, r)
-	}
-
-	in, err := readBody(r, h.MaxBodySize)
-	if err != nil {
-		return h.refuseBody(w, err)
-	}
-	defer in.release()
-	x := h.prepare(r, in.bytes(), backend, ep)
-	x.apply(w, r, repl, in)
-	if ep != messagesEndpoint {
-		return next.ServeHTTP(w, r)
-	}
-	narrowAcceptEncoding(r, x.stream)
-	ow := h.newObserver(w, x)
-	completed := false
-	defer func() { ow.finish(!completed) }()
-	err = next.ServeHTTP(ow, r)
-	completed = err == nil
-	return err
 }
 
 // Interface guards

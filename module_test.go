@@ -14,6 +14,8 @@ import (
 	"go.uber.org/zap"
 	zapobserver "go.uber.org/zap/zaptest/observer"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 )
 
@@ -22,7 +24,8 @@ func newTestHandler(tb testing.TB, backend string) *Handler {
 	tb.Helper()
 	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
 	tb.Cleanup(cancel)
-	h := &Handler{Backend: backend, Registry: tb.Name()}
+	off := false
+	h := &Handler{Backend: backend, Registry: tb.Name(), Persist: &off}
 	if err := h.Provision(ctx); err != nil {
 		tb.Fatal(err)
 	}
@@ -31,6 +34,15 @@ func newTestHandler(tb testing.TB, backend string) *Handler {
 	}
 	tb.Cleanup(func() { h.Cleanup() })
 	return h
+}
+
+// originOf returns the backend the handler's registry names as the
+// producer of the thinking block with the given text and signature, or "".
+func originOf(h *Handler, text, signature string) string {
+	var hasher block.Hasher
+	hasher.Write([]byte(text))
+	k := hasher.Thinking([]byte(signature))
+	return h.policy.Registry.Admit(registry.Request{Keys: []block.Key{k}}).Origins[0]
 }
 
 // request builds a Messages request carrying Caddy's replacer, with the
@@ -69,9 +81,8 @@ func TestServeHTTPLearnsFromTheStream(t *testing.T) {
 	if w.Body.String() != sseReply {
 		t.Fatalf("client got a different stream:\n%q", w.Body.String())
 	}
-	origin, ok := h.reg.Origin(registry.ThinkingKey([]byte("plan <b>"), []byte("c2ln")))
-	if !ok || origin != "anthropic" {
-		t.Fatalf("block origin = %q, %v; want anthropic", origin, ok)
+	if origin := originOf(h, "plan <b>", "c2ln"); origin != "anthropic" {
+		t.Fatalf("block origin = %q; want anthropic", origin)
 	}
 }
 
@@ -99,7 +110,7 @@ func TestServeHTTPNeverSwallowsErrAbortHandler(t *testing.T) {
 		if v := recover(); v != http.ErrAbortHandler {
 			t.Fatalf("panic = %v, want http.ErrAbortHandler to propagate", v)
 		}
-		if s := h.reg.Stats(); s.Blocks != 0 {
+		if s := h.policy.Registry.Stats(); s.Blocks != 0 {
 			t.Fatalf("an aborted stream registered %d blocks", s.Blocks)
 		}
 	}()
@@ -144,7 +155,7 @@ func TestObserverPassesThroughAndFlushes(t *testing.T) {
 	if !under.Flushed {
 		t.Fatal("Flush did not reach the client writer")
 	}
-	if _, ok := h.reg.Origin(registry.ThinkingKey([]byte("plan <b>"), []byte("c2ln"))); !ok {
+	if originOf(h, "plan <b>", "c2ln") == "" {
 		t.Fatal("block not registered after an informational status")
 	}
 }
@@ -155,32 +166,16 @@ func TestValidate(t *testing.T) {
 		h    Handler
 		want string
 	}{
-		{"no backend", Handler{Mode: ModeStrip}, "backend is required"},
 		{"bad mode", Handler{Backend: "a", Mode: "erase"}, `unknown mode "erase"`},
-		{"negative max_blocks", Handler{Backend: "a", Mode: ModeStrip, MaxBlocks: -1}, "max_blocks"},
-		{"negative orphan_ttl", Handler{Backend: "a", Mode: ModeStrip, OrphanTTL: -1}, "orphan_ttl"},
-		{"negative max_body_size", Handler{Backend: "a", Mode: ModeStrip, MaxBodySize: -1}, "max_body_size"},
+		{"negative max_blocks", Handler{Backend: "a", Mode: policy.ModeStrip, MaxBlocks: -1}, "max_blocks"},
+		{"negative orphan_ttl", Handler{Backend: "a", Mode: policy.ModeStrip, OrphanTTL: -1}, "orphan_ttl"},
+		{"negative max_body_size", Handler{Backend: "a", Mode: policy.ModeStrip, MaxBodySize: -1}, "max_body_size"},
+		{"negative max_response_size", Handler{Backend: "a", MaxResponseSize: -1}, "max_response_size"},
+		{"negative persist_interval", Handler{PersistInterval: -1}, "persist_interval"},
 	}
 	for _, tt := range tests {
 		if err := tt.h.Validate(); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.want)
-		}
-	}
-}
-
-func TestAcceptsGzip(t *testing.T) {
-	tests := map[string]bool{
-		"gzip, deflate, br, zstd": true,
-		"br;q=1.0, gzip;q=0.8":    true,
-		"GZIP":                    true,
-		"gzip;q=0":                false,
-		"br, zstd":                false,
-		"":                        false,
-		"identity":                false,
-	}
-	for accept, want := range tests {
-		if got := acceptsGzip(accept); got != want {
-			t.Errorf("acceptsGzip(%q) = %v, want %v", accept, got, want)
 		}
 	}
 }
@@ -206,5 +201,18 @@ func TestUnreadableEncodingPassesUntouched(t *testing.T) {
 	warned := logs.FilterMessage("thinking.unobserved_response").FilterField(zap.String("content_encoding", "br"))
 	if warned.Len() != 1 {
 		t.Fatalf("warnings = %v, want one unobserved_response naming br", logs.All())
+	}
+}
+
+func TestBackendNamesAreBounded(t *testing.T) {
+	h := newTestHandler(t, "{http.request.header.X-Backend}")
+	r := request(`{"messages":[{"role":"user","content":"hi"}],"stream":true}`)
+	r.Header.Set("X-Backend", strings.Repeat("b", 1<<20))
+	if err := h.ServeHTTP(httptest.NewRecorder(), r, caddyhttp.HandlerFunc(sseUpstream)); err != nil {
+		t.Fatal(err)
+	}
+	origin := originOf(h, "plan <b>", "c2ln")
+	if len(origin) > policy.MaxID || !strings.HasPrefix(origin, "sha256:") {
+		t.Fatalf("a 1 MiB backend name was kept as a %d-byte origin", len(origin))
 	}
 }

@@ -1,8 +1,16 @@
 package llmthinking
 
 import (
-	"github.com/caddyserver/caddy/v2"
+	"context"
+	"sync"
+	"time"
 
+	"github.com/caddyserver/caddy/v2"
+	"go.uber.org/zap"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/persist"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 )
 
@@ -13,28 +21,95 @@ import (
 // everything it learned.
 var registries = caddy.NewUsagePool()
 
-// pooledRegistry adapts a registry to the pool. A registry holds only
-// memory, so destructing it has nothing to release: requests of an unloaded
-// config that are still streaming keep a working registry until they end.
-type pooledRegistry struct{ *registry.Registry }
+// Bounds on storage work done while a request or a config load waits.
+const (
+	// loadTimeout bounds reading storage when a registry is created.
+	loadTimeout = 10 * time.Second
+	// refreshWait bounds how long a request with unknown blocks waits for
+	// storage to tell what other instances learned.
+	refreshWait = 250 * time.Millisecond
+	// closeTimeout bounds the last write when a registry goes away.
+	closeTimeout = 5 * time.Second
+)
 
-// Destruct does nothing: see pooledRegistry.
-func (pooledRegistry) Destruct() error { return nil }
+// pooledRegistry is a registry in the pool, with the storage that keeps it
+// when persistence is on and the checkpoints of its conversations. Requests of an unloaded config that are still
+// streaming keep a working registry until they end.
+type pooledRegistry struct {
+	reg         *registry.Registry
+	checkpoints *policy.Checkpoints
+
+	mu    sync.Mutex
+	store *persist.Store
+	name  string
+}
+
+// Destruct writes what is left to storage, once no config uses the
+// registry any more (Caddy stops, or the registry was removed).
+func (p *pooledRegistry) Destruct() error {
+	p.mu.Lock()
+	store := p.store
+	p.store = nil
+	p.mu.Unlock()
+	if store == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), closeTimeout)
+	defer cancel()
+	return store.Close(ctx)
+}
 
 // acquireRegistry returns the registry called name, creating it, or applying
 // cfg to it when it already exists.
-func acquireRegistry(name string, cfg registry.Config) (*registry.Registry, error) {
+func acquireRegistry(ctx caddy.Context, name string, cfg registry.Config) (*pooledRegistry, error) {
 	v, loaded, err := registries.LoadOrNew(name, func() (caddy.Destructor, error) {
-		return pooledRegistry{registry.New(cfg)}, nil
+		return &pooledRegistry{reg: registry.New(cfg), checkpoints: policy.NewCheckpoints(policy.DefaultCheckpointBudget), name: name}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	reg := v.(pooledRegistry).Registry
+	p := v.(*pooledRegistry)
 	if loaded {
-		reg.Configure(cfg)
+		p.reg.Configure(cfg)
 	}
-	return reg, nil
+	return p, nil
+}
+
+// persist turns storage on or off for the registry. Turning it on reads
+// what storage holds (bounded by loadTimeout); a registry that already
+// persists keeps its store.
+func (p *pooledRegistry) persist(ctx caddy.Context, on bool, interval time.Duration, logger *zap.Logger) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case on && p.store == nil:
+		lctx, cancel := context.WithTimeout(ctx, loadTimeout)
+		defer cancel()
+		p.store = persist.Open(lctx, p.reg, ctx.Storage(), persist.Options{
+			Prefix:   persist.Prefix(p.name),
+			Interval: interval,
+			Logger:   logger,
+		})
+	case !on && p.store != nil:
+		cctx, cancel := context.WithTimeout(ctx, closeTimeout)
+		defer cancel()
+		p.store.Close(cctx)
+		p.store = nil
+	}
+}
+
+// refresh lets the registry learn what other instances wrote to storage
+// about the missing blocks, waiting at most refreshWait.
+func (p *pooledRegistry) refresh(missing []block.Key) {
+	p.mu.Lock()
+	store := p.store
+	p.mu.Unlock()
+	if store == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), refreshWait)
+	defer cancel()
+	store.Refresh(ctx, missing)
 }
 
 // releaseRegistry drops one use of the registry called name.
@@ -43,11 +118,27 @@ func releaseRegistry(name string) error {
 	return err
 }
 
+// RegistryStats is what the admin endpoint reports of one registry.
+type RegistryStats struct {
+	registry.Stats
+	// Persist counts the registry's storage work; absent when it does not
+	// persist.
+	Persist *persist.Stats `json:"persist,omitempty"`
+}
+
 // registryStats returns the statistics of every live registry by name.
-func registryStats() map[string]registry.Stats {
-	stats := make(map[string]registry.Stats)
+func registryStats() map[string]RegistryStats {
+	stats := make(map[string]RegistryStats)
 	registries.Range(func(k, v any) bool {
-		stats[k.(string)] = v.(pooledRegistry).Stats()
+		p := v.(*pooledRegistry)
+		s := RegistryStats{Stats: p.reg.Stats()}
+		p.mu.Lock()
+		if p.store != nil {
+			ps := p.store.Stats()
+			s.Persist = &ps
+		}
+		p.mu.Unlock()
+		stats[k.(string)] = s
 		return true
 	})
 	return stats

@@ -6,47 +6,30 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/streaming"
 )
-
-// narrowAcceptEncoding asks the upstream only for encodings the observer
-// can read: identity for streams (compressing a token stream only adds
-// latency) and gzip, when the client accepts it, for JSON responses, which
-// the observer reads through decompression. br, zstd and deflate are never
-// requested; a response that still arrives in one of them passes through
-// unobserved.
-func narrowAcceptEncoding(r *http.Request, stream bool) {
-	if !stream && acceptsGzip(r.Header.Get("Accept-Encoding")) {
-		r.Header.Set("Accept-Encoding", "gzip")
-		return
-	}
-	r.Header.Set("Accept-Encoding", "identity")
-}
-
-func acceptsGzip(accept string) bool {
-	for part := range strings.SplitSeq(accept, ",") {
-		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		if !strings.EqualFold(strings.TrimSpace(coding), "gzip") {
-			continue
-		}
-		q, found := strings.CutPrefix(strings.TrimSpace(params), "q=")
-		return !found || q != "0" && q != "0.0" && q != "0.00" && q != "0.000"
-	}
-	return false
-}
 
 // observer passes a response through untouched and at once, while showing
 // a copy of every byte to the streaming observers so that the blocks the
 // backend produced are registered. Blocks of a stream are registered when
 // message_stop is read, before those bytes are written to the client, so the
 // client's next request always finds them.
+//
+// With hold set, a small JSON 400 is held back instead, so that the handler
+// can look at it: a refusal for thinking is replayed, anything else is
+// released to the client as it came.
 type observer struct {
 	http.ResponseWriter
 	h            *Handler
-	backend      string
+	repl         *caddy.Replacer
+	backend      string // "" until the response names the upstream
 	conversation string
+	blocks       bool // register the blocks of the response
+	hold         bool // hold a small JSON 400 back
 
 	wroteHeader bool
 	sse         *streaming.SSE
@@ -54,10 +37,17 @@ type observer struct {
 	remaining   int64 // JSON bytes still expected, or -1 when unknown
 	registered  bool
 	failed      bool // the client is gone or a write failed
+
+	held     bool   // the response is a 400 being held back
+	heldBody []byte // what was held of it
 }
 
-func (h *Handler) newObserver(w http.ResponseWriter, x exchange) *observer {
-	return &observer{ResponseWriter: w, h: h, backend: x.backend, conversation: x.conversation, remaining: -1}
+// maxHeld bounds the 400 bodies held back; the API's error envelopes are a
+// few hundred bytes.
+const maxHeld = 64 << 10
+
+func (h *Handler) newObserver(w http.ResponseWriter, repl *caddy.Replacer, backend, conversation string, blocks, hold bool) *observer {
+	return &observer{ResponseWriter: w, h: h, repl: repl, backend: backend, conversation: conversation, blocks: blocks, hold: hold, remaining: -1}
 }
 
 // WriteHeader chooses how to observe the body from the final status and
@@ -71,22 +61,32 @@ func (o *observer) WriteHeader(status int) {
 		o.wroteHeader = true
 		o.start(status)
 	}
-	o.ResponseWriter.WriteHeader(status)
+	if !o.held {
+		o.ResponseWriter.WriteHeader(status)
+	}
 }
 
 func (o *observer) start(status int) {
-	if status != http.StatusOK {
-		return
+	if o.backend == "" {
+		o.answeredBy(status)
 	}
 	hdr := o.Header()
 	mediaType, _, _ := mime.ParseMediaType(hdr.Get("Content-Type"))
+	if status == http.StatusBadRequest && o.hold && mediaType == "application/json" {
+		n, err := strconv.ParseInt(hdr.Get("Content-Length"), 10, 64)
+		o.held = err != nil || n <= maxHeld
+		return
+	}
+	if status != http.StatusOK || !o.blocks || o.backend == "" {
+		return
+	}
 	encoding := strings.ToLower(strings.TrimSpace(hdr.Get("Content-Encoding")))
 	identity := encoding == "" || encoding == "identity"
 	switch {
 	case mediaType == "text/event-stream" && identity:
 		o.sse = streaming.NewSSE(o.register)
 	case mediaType == "application/json" && (identity || encoding == "gzip" || encoding == "x-gzip"):
-		o.json = streaming.NewJSON(o.h.MaxBodySize, encoding)
+		o.json = streaming.NewJSON(o.h.MaxResponseSize, encoding)
 		if n, err := strconv.ParseInt(hdr.Get("Content-Length"), 10, 64); err == nil {
 			o.remaining = n
 		}
@@ -98,10 +98,33 @@ func (o *observer) start(status int) {
 	}
 }
 
+// answeredBy learns the backend of a request sent without one: the
+// upstream reverse_proxy dialed, as its placeholder names it. A 200 makes it
+// the backend that last answered the conversation.
+func (o *observer) answeredBy(status int) {
+	o.backend = policy.BoundedID(o.repl.ReplaceAll("{http.reverse_proxy.upstream.hostport}", ""))
+	if o.backend == "" || status != http.StatusOK || !o.blocks {
+		return
+	}
+	if switched, previous := o.h.policy.Registry.Served(o.conversation, o.backend); switched {
+		o.h.logger.Info("thinking.backend_switch",
+			zap.String("from", previous), zap.String("to", o.backend), zap.String("conversation", o.conversation))
+	}
+}
+
 // Write shows p to the observer, then writes it to the client.
 func (o *observer) Write(p []byte) (int, error) {
 	if !o.wroteHeader {
 		o.WriteHeader(http.StatusOK)
+	}
+	if o.held {
+		if len(o.heldBody)+len(p) <= maxHeld {
+			o.heldBody = append(o.heldBody, p...)
+			return len(p), nil
+		}
+		if err := o.release(); err != nil {
+			return 0, err
+		}
 	}
 	if o.sse != nil || o.json != nil {
 		o.observe(p)
@@ -114,14 +137,9 @@ func (o *observer) Write(p []byte) (int, error) {
 }
 
 // observe feeds p to the observer. It must never break the response: a
-// panic here is a bug in observation, so it is logged and observation stops.
+// panic here is a bug in observation, so observation stops.
 func (o *observer) observe(p []byte) {
-	defer func() {
-		if v := recover(); v != nil {
-			o.h.logger.Error("thinking.internal_error", zap.Any("panic", v), zap.String("backend", o.backend))
-			o.sse, o.json = nil, nil
-		}
-	}()
+	defer recoverBug(o.h.logger, o.backend, o.stop)
 	if o.sse != nil {
 		o.sse.Write(p)
 		return
@@ -135,15 +153,14 @@ func (o *observer) observe(p []byte) {
 	}
 }
 
+// stop ends the observation of the response.
+func (o *observer) stop() { o.sse, o.json = nil, nil }
+
 // finish ends the observation when the handler returns; aborted is true
 // when the response did not complete (an error or a panic upstream).
 func (o *observer) finish(aborted bool) {
+	defer recoverBug(o.h.logger, o.backend, o.stop)
 	aborted = aborted || o.failed
-	defer func() {
-		if v := recover(); v != nil {
-			o.h.logger.Error("thinking.internal_error", zap.Any("panic", v), zap.String("backend", o.backend))
-		}
-	}()
 	switch {
 	case o.sse != nil:
 		o.sse.Close(aborted)
@@ -167,8 +184,11 @@ func (o *observer) registerJSON() {
 
 // register records the backend as the producer of each finished block.
 func (o *observer) register(blocks []streaming.Block) {
+	if o.backend == "" {
+		return
+	}
+	o.h.policy.Register(o.conversation, o.backend, blocks)
 	for _, b := range blocks {
-		o.h.reg.Observe(o.conversation, o.backend, b.Key)
 		if ce := o.h.logger.Check(zap.DebugLevel, "thinking.block_observed"); ce != nil {
 			ce.Write(zap.String("backend", o.backend), zap.String("conversation", o.conversation),
 				zap.Stringer("kind", b.Kind), zap.Int("index", b.Index), zap.Stringer("key", b.Key))
@@ -176,10 +196,41 @@ func (o *observer) register(blocks []streaming.Block) {
 	}
 }
 
+// refusal returns the upstream's message when the response held back is a
+// refusal for thinking; anything else held back goes to the client now.
+func (o *observer) refusal() (string, bool, error) {
+	if !o.held {
+		return "", false, nil
+	}
+	body, err := streaming.Decode(o.heldBody, o.Header().Get("Content-Encoding"), maxHeld)
+	if err == nil {
+		if msg, ok := policy.RefusalMessage(body); ok {
+			return msg, true, nil
+		}
+	}
+	return "", false, o.release()
+}
+
+// release writes the response held back to the client and stops holding.
+func (o *observer) release() error {
+	o.held = false
+	o.ResponseWriter.WriteHeader(http.StatusBadRequest)
+	_, err := o.ResponseWriter.Write(o.heldBody)
+	o.heldBody = nil
+	if err != nil {
+		o.failed = true
+	}
+	return err
+}
+
 // FlushError flushes the client connection; reverse_proxy flushes every SSE
 // event through it (via http.ResponseController). Asking the wrapped writer
-// directly first spares a controller allocation per event.
+// directly first spares a controller allocation per event. Nothing is
+// flushed while a response is held back.
 func (o *observer) FlushError() error {
+	if o.held {
+		return nil
+	}
 	switch w := o.ResponseWriter.(type) {
 	case interface{ FlushError() error }:
 		return w.FlushError()

@@ -1,0 +1,230 @@
+package llmthinking
+
+import (
+	"cmp"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"go.uber.org/zap"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
+)
+
+// ServeHTTP rewrites the request's thinking blocks for its backend, then
+// passes it on, observing the response. A refusal for thinking that still
+// comes back is replayed once, repaired, and never reaches the client.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
+	ep := endpointOf(r)
+	if ep == otherEndpoint {
+		return next.ServeHTTP(w, r)
+	}
+	repl := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
+	var backend string
+	if h.Backend != "" {
+		if backend = policy.BoundedID(repl.ReplaceAll(h.Backend, "")); backend == "" {
+			h.logger.Debug("thinking.passthrough", zap.String("reason", "backend placeholder is empty"), zap.String("backend", h.Backend))
+			return next.ServeHTTP(w, r)
+		}
+	}
+	if reason := unreadable(r); reason != "" {
+		h.logger.Debug("thinking.passthrough", zap.String("reason", reason))
+		return next.ServeHTTP(w, r)
+	}
+
+	in, err := readBody(r, h.MaxBodySize)
+	if err != nil {
+		return h.refuseBody(w, err)
+	}
+	defer in.release()
+	out := emptyBody()
+	defer out.release()
+	req := policy.Request{Body: in.bytes(), Header: r.Header, Backend: backend, ReadOnly: ep != messagesEndpoint, Out: out.bytes()}
+	plan := h.plan(req, nil)
+	setBody(r, plan, in, out)
+	publish(w, repl, plan)
+	if ep == messagesEndpoint {
+		narrowAcceptEncoding(r, plan.Stream)
+	}
+	retry := h.retryOnReject() && plan.Passthrough == nil
+	var before http.Header
+	if retry {
+		before = w.Header().Clone()
+	}
+	ow, err := h.forward(w, r, next, repl, plan, backend, ep, retry)
+	if err != nil || !retry {
+		return err
+	}
+	msg, refused, err := ow.refusal()
+	if !refused {
+		return err
+	}
+
+	// The upstream refused the request for its thinking: the client never
+	// sees that. Replay it once, with only what the upstream must accept.
+	refuser := cmp.Or(backend, ow.backend)
+	h.logger.Info("thinking.retry", zap.String("backend", refuser), zap.String("conversation", plan.Conversation),
+		zap.String("upstream_message", msg))
+	replayOut := emptyBody()
+	defer replayOut.release()
+	req.Out = replayOut.bytes()
+	replay := h.plan(req, &policy.Refusal{Backend: refuser, Message: msg, Sent: plan.Body})
+	restoreHeader(w.Header(), before)
+	setBody(r, replay, in, replayOut)
+	publish(w, repl, replay)
+	w.Header().Add(WarningHeader, "thinking_retried")
+	_, err = h.forward(w, r, next, repl, replay, backend, ep, false)
+	return err
+}
+
+// forward passes the request on with w wrapped in an observer, which it
+// returns once the response is done.
+func (h *Handler) forward(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, repl *caddy.Replacer,
+	plan policy.Plan, backend string, ep endpoint, hold bool) (*observer, error) {
+	ow := h.newObserver(w, repl, backend, plan.Conversation, ep == messagesEndpoint, hold)
+	completed := false
+	defer func() { ow.finish(!completed) }()
+	err := next.ServeHTTP(ow, r)
+	completed = err == nil
+	return ow, err
+}
+
+// restoreHeader makes h what it was before the refused attempt, whose
+// response headers must not mix with the replay's.
+func restoreHeader(h, before http.Header) {
+	clear(h)
+	for k, v := range before {
+		h[k] = v
+	}
+}
+
+// endpoint is the Messages API endpoint a request targets.
+type endpoint uint8
+
+const (
+	otherEndpoint endpoint = iota
+	messagesEndpoint
+	countTokensEndpoint
+)
+
+// endpointOf matches by path suffix, so a gateway can serve the API under a
+// prefix; the query (Claude Code sends ?beta=true) does not matter.
+func endpointOf(r *http.Request) endpoint {
+	if r.Method != http.MethodPost {
+		return otherEndpoint
+	}
+	switch p := strings.TrimSuffix(r.URL.Path, "/"); {
+	case strings.HasSuffix(p, "/v1/messages"):
+		return messagesEndpoint
+	case strings.HasSuffix(p, "/v1/messages/count_tokens"):
+		return countTokensEndpoint
+	}
+	return otherEndpoint
+}
+
+// unreadable says why a request body cannot be a plain JSON Messages body,
+// or returns "".
+func unreadable(r *http.Request) string {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, _ := strings.Cut(ct, ";")
+		mt = strings.ToLower(strings.TrimSpace(mt))
+		if mt != "application/json" && !strings.HasSuffix(mt, "+json") {
+			return "content type is not JSON"
+		}
+	}
+	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return "request body is encoded"
+	}
+	return ""
+}
+
+// plan asks the policy what becomes of the body's blocks, for a replay
+// after refusal when it is not nil, and logs the outcome. A panic in the
+// policy (a bug) is logged and the body forwarded as it came.
+func (h *Handler) plan(req policy.Request, refusal *policy.Refusal) (plan policy.Plan) {
+	defer recoverBug(h.logger, req.Backend, func() { plan = policy.Plan{Body: req.Body, Passthrough: errInternal} })
+	if refusal != nil {
+		plan = h.policy.Replay(req, *refusal)
+	} else {
+		plan = h.policy.Plan(req)
+	}
+	h.logPlan(plan, plan.Target)
+	plan.Release() // the decisions were only needed for the log
+	return plan
+}
+
+// errInternal marks a plan abandoned to a bug.
+var errInternal = errors.New("llm_thinking internal error")
+
+// logPlan writes the log events of one planned request.
+func (h *Handler) logPlan(plan policy.Plan, backend string) {
+	if plan.Passthrough != nil {
+		h.logger.Debug("thinking.passthrough", zap.String("reason", "body is not an editable Messages request"), zap.Error(plan.Passthrough))
+	}
+	if plan.Switched {
+		h.logger.Info("thinking.backend_switch",
+			zap.String("from", plan.Previous), zap.String("to", backend), zap.String("conversation", plan.Conversation))
+	}
+	for _, d := range plan.Decisions {
+		if ce := h.logger.Check(zap.DebugLevel, "thinking.block_decision"); ce != nil {
+			ce.Write(zap.String("backend", backend), zap.String("conversation", plan.Conversation),
+				zap.Int32("message", d.Message), zap.Int32("index", d.Index), zap.Stringer("kind", d.Kind),
+				zap.String("origin", d.Origin), zap.Bool("kept", d.Action == thinking.Keep),
+				zap.Stringer("reason", d.Reason), zap.Stringer("key", d.Key))
+		}
+	}
+	if res := plan.Result; res.Changed() {
+		h.logger.Info("thinking.block_handled",
+			zap.String("backend", backend), zap.String("conversation", plan.Conversation),
+			zap.Int("kept", res.Kept), zap.Int("stripped", res.Stripped), zap.Int("converted", res.Converted),
+			zap.Bool("dropped_thinking_config", res.DroppedThinkingConfig))
+	}
+}
+
+// setBody puts the planned body on the request: the body read, in, when
+// unchanged, else the rewritten one, which the plan wrote into out.
+func setBody(r *http.Request, plan policy.Plan, in, out *body) {
+	src := in
+	if plan.Result.Changed() {
+		out.set(plan.Body)
+		src = out
+		r.Header.Set("Content-Length", strconv.Itoa(len(plan.Body)))
+	}
+	r.Body = src.reader()
+	r.GetBody = func() (io.ReadCloser, error) { return src.reader(), nil }
+	r.ContentLength = int64(len(plan.Body))
+}
+
+// Placeholder names set on every handled request.
+const (
+	placeholderKept      = "http.llm_thinking.kept"
+	placeholderStripped  = "http.llm_thinking.stripped"
+	placeholderConverted = "http.llm_thinking.converted"
+	placeholderBackend   = "http.llm_thinking.backend"
+)
+
+// WarningHeader is the response header that tells clients their thinking
+// blocks were removed or converted.
+const WarningHeader = "X-LLM-Thinking-Warning"
+
+// publish makes the outcome visible: placeholders for access logs and other
+// handlers, and the warning header for the client.
+func publish(w http.ResponseWriter, repl *caddy.Replacer, plan policy.Plan) {
+	res := plan.Result
+	repl.Set(placeholderKept, res.Kept)
+	repl.Set(placeholderStripped, res.Stripped)
+	repl.Set(placeholderConverted, res.Converted)
+	repl.Set(placeholderBackend, plan.Target)
+	w.Header().Del(WarningHeader)
+	if res.Stripped > 0 {
+		w.Header().Add(WarningHeader, "thinking_dropped")
+	}
+	if res.Converted > 0 {
+		w.Header().Add(WarningHeader, "thinking_converted")
+	}
+}
