@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
+	llmthinking "github.com/caddy-llm-thinking/caddy-llm-thinking"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/gatewaytest"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 )
 
 // adminAddr is Caddy's admin endpoint for the tests.
@@ -28,6 +28,7 @@ const adminAddr = "localhost:2999"
 var server *gatewaytest.Caddy
 
 func TestMain(m *testing.M) {
+	gatewaytest.RunIfChild()
 	var err error
 	if server, err = gatewaytest.Start(adminAddr); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -54,15 +55,21 @@ type gateway struct {
 // tests cannot see each other's blocks.
 func newGateway(t *testing.T, flavors map[string]llmtest.Flavor, active string, options ...func(*gateway)) *gateway {
 	t.Helper()
+	port, err := llmtest.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
 	g := &gateway{
 		t:         t,
 		upstreams: make(map[string]*llmtest.Upstream),
 		transport: gatewaytest.NewTransport(),
 		Site: gatewaytest.Site{
+			Port:      port,
 			Upstreams: make(map[string]string),
 			Handler:   "backend {vars.llm_backend}\nregistry " + registryName(t),
 			Active:    active,
 			LogFile:   filepath.Join(t.TempDir(), "caddy.log"),
+			Storage:   "file_system " + t.TempDir(),
 		},
 	}
 	t.Cleanup(g.transport.CloseIdleConnections)
@@ -76,7 +83,21 @@ func newGateway(t *testing.T, flavors map[string]llmtest.Flavor, active string, 
 	for _, o := range options {
 		o(g)
 	}
-	g.load()
+	// A port that was free a moment ago can be taken meanwhile (as the
+	// local end of some connection): pick another then.
+	for attempt := 1; ; attempt++ {
+		err := server.Load(g.Site)
+		if err == nil || attempt == 5 || !strings.Contains(err.Error(), "address already in use") {
+			if err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+		if g.Port, err = llmtest.FreePort(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g.transport.CloseIdleConnections()
 	return g
 }
 
@@ -117,7 +138,7 @@ func (g *gateway) use(backend string) {
 }
 
 // url is the gateway's base URL for clients.
-func (g *gateway) url() string { return server.URL() }
+func (g *gateway) url() string { return server.URLFor(g.Site) }
 
 // conversation starts a Claude-Code-like conversation through the gateway.
 func (g *gateway) conversation(session string) *llmtest.Conversation {
@@ -127,7 +148,7 @@ func (g *gateway) conversation(session string) *llmtest.Conversation {
 }
 
 // stats reads this test's registry statistics from the admin endpoint.
-func (g *gateway) stats() registry.Stats {
+func (g *gateway) stats() llmthinking.RegistryStats {
 	g.t.Helper()
 	all, err := server.Stats()
 	if err != nil {

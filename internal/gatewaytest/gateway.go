@@ -6,11 +6,12 @@
 package gatewaytest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"text/template"
 	"time"
@@ -19,13 +20,14 @@ import (
 	_ "github.com/caddyserver/caddy/v2/modules/standard" // reverse_proxy, vars, header...
 
 	llmthinking "github.com/caddy-llm-thinking/caddy-llm-thinking"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
 )
 
 // Caddy is a Caddy instance running in this process.
 type Caddy struct {
-	admin string
-	port  int
+	admin      string
+	port       int
+	generation int // of the last config loaded
 	// client talks to the admin API on a fresh connection each call, and
 	// retries a dropped one: Caddy replaces its admin server on every load,
 	// and a connection can land on the old one as it closes. Posting the same
@@ -37,12 +39,12 @@ type Caddy struct {
 // free port when empty), and picks a free port for the site that Load
 // configures. One process can run one Caddy at a time.
 func Start(admin string) (*Caddy, error) {
-	port, err := freePort()
+	port, err := llmtest.FreePort()
 	if err != nil {
 		return nil, err
 	}
 	if admin == "" {
-		adminPort, err := freePort()
+		adminPort, err := llmtest.FreePort()
 		if err != nil {
 			return nil, err
 		}
@@ -61,16 +63,6 @@ func Start(admin string) (*Caddy, error) {
 	}, nil
 }
 
-// freePort returns a port that was free a moment ago.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // Stop stops Caddy.
 func (c *Caddy) Stop() error { return caddy.Stop() }
 
@@ -79,6 +71,10 @@ func (c *Caddy) URL() string { return fmt.Sprintf("http://127.0.0.1:%d", c.port)
 
 // Site is the config of the one site under test.
 type Site struct {
+	// Port is the site's port; 0 means the one Start picked. A test that
+	// takes a port of its own can never be served by a config of another
+	// test that Caddy is still shutting down.
+	Port int
 	// Upstreams maps backend names to their host:port.
 	Upstreams map[string]string
 	// Handler holds the llm_thinking block's lines; empty leaves
@@ -89,16 +85,28 @@ type Site struct {
 	// loading the config again with another Active.
 	ByHeader bool
 	Active   string
+	// Proxy, when set, is the one reverse_proxy of the site, as the
+	// arguments and block that follow the directive; Upstreams, ByHeader
+	// and Active then route nothing. With llm_thinking's backend unset, this
+	// is how an admin-API switch of upstreams is played.
+	Proxy string
 	// Extra holds more directives for the site block.
 	Extra string
 	// LogFile, when set, receives the JSON log at debug level.
 	LogFile string
+	// Storage, when set, is Caddy's storage option, module and arguments
+	// ("file_system /tmp/x"), where registries persist; otherwise Caddy's
+	// default applies.
+	Storage string
 }
 
 var caddyfileTemplate = template.Must(template.New("Caddyfile").Parse(`{
 	admin {{.Admin}}
 	persist_config off
 	auto_https off
+{{- if .Site.Storage}}
+	storage {{.Site.Storage}}
+{{- end}}
 {{- if .Site.LogFile}}
 	log {
 		output file {{.Site.LogFile}}
@@ -114,7 +122,8 @@ var caddyfileTemplate = template.Must(template.New("Caddyfile").Parse(`{
 }
 
 http://127.0.0.1:{{.Port}} {
-{{- if not .Site.ByHeader}}
+	respond /__gatewaytest/generation "{{.Generation}}"
+{{- if and (not .Site.ByHeader) (not .Site.Proxy)}}
 	vars llm_backend {{.Site.Active}}
 {{- end}}
 {{- if .Site.Handler}}
@@ -125,6 +134,9 @@ http://127.0.0.1:{{.Port}} {
 {{- if .Site.Extra}}
 	{{.Site.Extra}}
 {{- end}}
+{{- if .Site.Proxy}}
+	reverse_proxy {{.Site.Proxy}}
+{{- else}}
 {{- range $name, $addr := .Site.Upstreams}}
 {{- if $.Site.ByHeader}}
 	@{{$name}} header X-Backend {{$name}}
@@ -133,17 +145,36 @@ http://127.0.0.1:{{.Port}} {
 {{- end}}
 	reverse_proxy @{{$name}} {{$addr}}
 {{- end}}
+{{- end}}
 }
 `))
 
 // Caddyfile renders the config of s.
 func (c *Caddy) Caddyfile(s Site) (string, error) {
+	return render(c.admin, cmp.Or(s.Port, c.port), c.generation+1, s)
+}
+
+// URLFor is the base URL of the site s configures, for clients.
+func (c *Caddy) URLFor(s Site) string {
+	return fmt.Sprintf("http://127.0.0.1:%d", cmp.Or(s.Port, c.port))
+}
+
+// Render renders the config of s for a Caddy with its admin API at admin
+// and the site on port.
+func Render(admin string, port int, s Site) (string, error) { return render(admin, port, 0, s) }
+
+func render(admin string, port, generation int, s Site) (string, error) {
 	var b strings.Builder
-	err := caddyfileTemplate.Execute(&b, map[string]any{"Admin": c.admin, "Port": c.port, "Site": s})
+	err := caddyfileTemplate.Execute(&b, map[string]any{"Admin": admin, "Port": port, "Generation": generation, "Site": s})
 	return b.String(), err
 }
 
-// Load posts the config of s to the admin API, as `caddy reload` does.
+// Load posts the config of s to the admin API, as `caddy reload` does, and
+// returns once the new config serves the site. Caddy answers the POST as
+// soon as the new servers run and the old ones begin to stop; until they
+// have stopped, an old server may still accept a connection and serve it
+// with the old config. Load waits until the site answers with the new
+// config's generation.
 func (c *Caddy) Load(s Site) error {
 	cf, err := c.Caddyfile(s)
 	if err != nil {
@@ -153,17 +184,36 @@ func (c *Caddy) Load(s Site) error {
 	if err != nil {
 		return fmt.Errorf("POST /load: %w", err)
 	}
-	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(resp.Body)
 		return fmt.Errorf("POST /load: %s: %s", resp.Status, body)
 	}
-	return nil
+	c.generation++
+	want := strconv.Itoa(c.generation)
+	probe := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: time.Second}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		resp, err := probe.Get(c.URLFor(s) + "/__gatewaytest/generation")
+		if err == nil {
+			got, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if string(got) == want {
+				return nil
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return fmt.Errorf("the site did not serve config generation %s within 10s", want)
 }
 
 // Stats reads every registry's statistics from the admin endpoint.
-func (c *Caddy) Stats() (map[string]registry.Stats, error) {
-	resp, err := c.client.Get("http://" + c.admin + "/llm_thinking/stats")
+func (c *Caddy) Stats() (map[string]llmthinking.RegistryStats, error) {
+	return readStats(c.client, c.admin)
+}
+
+// readStats reads GET /llm_thinking/stats from the admin API at admin.
+func readStats(client *http.Client, admin string) (map[string]llmthinking.RegistryStats, error) {
+	resp, err := client.Get("http://" + admin + "/llm_thinking/stats")
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,9 @@ package gatewaytest
 import (
 	"errors"
 	"io"
+	"net"
 	"net/http"
+	"strings"
 	"syscall"
 )
 
@@ -38,5 +40,12 @@ func (t Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func connectionDropped(err error) bool {
-	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+	for _, dropped := range []error{syscall.ECONNRESET, syscall.EPIPE, net.ErrClosed, io.EOF, io.ErrUnexpectedEOF} {
+		if errors.Is(err, dropped) {
+			return true
+		}
+	}
+	// net/http does not export this one; it retries it by itself only for
+	// idempotent requests, and a POST is not one.
+	return strings.Contains(err.Error(), "server closed idle connection")
 }

@@ -15,12 +15,12 @@ import (
 // tool_result of some 2 KiB. Every turn's signature is distinct. Benchmarks
 // use it to make long sessions out of a captured request.
 func GrowHistory(body []byte, n int) ([]byte, error) {
-	var req map[string]json.RawMessage
-	if err := json.Unmarshal(body, &req); err != nil {
+	start, end, err := messagesValue(body)
+	if err != nil {
 		return nil, err
 	}
 	var msgs []json.RawMessage
-	if err := json.Unmarshal(req["messages"], &msgs); err != nil {
+	if err := json.Unmarshal(body[start:end], &msgs); err != nil {
 		return nil, fmt.Errorf("messages: %w", err)
 	}
 	if len(msgs) == 0 {
@@ -37,9 +37,40 @@ func GrowHistory(body []byte, n int) ([]byte, error) {
 		size += len(assistant) + len(user) + 2
 	}
 	msgs = append(msgs, last)
-	var err error
-	if req["messages"], err = json.Marshal(msgs); err != nil {
-		return nil, err
+	// Splice the new array in, every other byte as it was: the body keeps
+	// the client's key order and escaping.
+	out := append([]byte(nil), body[:start]...)
+	out = append(out, '[')
+	for i, m := range msgs {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, m...)
 	}
-	return json.Marshal(req)
+	out = append(out, ']')
+	return append(out, body[end:]...), nil
+}
+
+// messagesValue returns where the value of the top-level messages member
+// of body starts and ends.
+func messagesValue(body []byte) (start, end int, err error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return 0, 0, fmt.Errorf("body is not a JSON object")
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return 0, 0, err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return 0, 0, err
+		}
+		if key == "messages" {
+			end := int(dec.InputOffset())
+			return end - len(v), end, nil
+		}
+	}
+	return 0, 0, fmt.Errorf("body has no messages")
 }

@@ -35,8 +35,13 @@ func thinkingText(name string, n int) string {
 	return fmt.Sprintf("%s thinks #%d: \"plan\" <b>é😀\nstep 2", name, n)
 }
 
+// hugeText is the size of the text "[huge]" asks for: larger than any
+// event a gateway's observer should buffer.
+const hugeText = 3 << 20
+
 // compose scripts the n-th response of u to req: "[tool]" in the last
-// message asks for a tool call, "[redacted]" for a redacted_thinking block.
+// message asks for a tool call, "[redacted]" for a redacted_thinking block,
+// "[huge]" for a text of hugeText bytes (streamed in three deltas).
 func (u *Upstream) compose(req *request, n, inputTokens int) *reply {
 	script := req.scriptText()
 	rep := &reply{
@@ -64,7 +69,11 @@ func (u *Upstream) compose(req *request, n, inputTokens int) *reply {
 		})
 		rep.stopReason = "tool_use"
 	} else {
-		rep.blocks = append(rep.blocks, replyBlock{kind: "text", text: fmt.Sprintf("%s answer %d.", u.name, n)})
+		text := fmt.Sprintf("%s answer %d.", u.name, n)
+		if strings.Contains(script, "[huge]") {
+			text += strings.Repeat("x", hugeText)
+		}
+		rep.blocks = append(rep.blocks, replyBlock{kind: "text", text: text})
 		rep.stopReason = "end_turn"
 	}
 	size := 0

@@ -57,15 +57,22 @@ type (
 )
 
 // writeStream writes rep as server-sent events, flushing each event on its own.
-// h, when set, pauses the stream (see HoldStream).
-func (a answer) writeStream(rep *reply, h *hold) {
+// h, when set, pauses the stream (see HoldStream); cut, when not 0, breaks
+// the connection after that many events (see CutNextStream).
+func (a answer) writeStream(rep *reply, h *hold, cut int) {
 	hdr := a.w.Header()
 	hdr.Set("Content-Type", "text/event-stream; charset=utf-8")
 	hdr.Set("Cache-Control", "no-cache")
 	a.u.finish(a.rec, http.StatusOK, "")
 	a.w.WriteHeader(http.StatusOK)
 	flusher, _ := a.w.(http.Flusher)
+	sent := 0
 	send := func(event string, v any) {
+		if cut > 0 && sent == cut {
+			// The server closes the connection without ending the body.
+			panic(http.ErrAbortHandler)
+		}
+		sent++
 		data, err := json.Marshal(v)
 		if err != nil {
 			panic("llmtest: encoding an event: " + err.Error())

@@ -32,6 +32,7 @@ type Upstream struct {
 	ledger    ledger
 	gzip      bool
 	hold      *hold
+	cutAfter  int // events before the next stream breaks; 0 for none
 	// holdTimeout bounds each hold; only the test of the timeout shortens it.
 	holdTimeout time.Duration
 }
@@ -102,12 +103,47 @@ func (u *Upstream) Requests() []Received {
 	return out
 }
 
+// RequestsOf returns a copy of every request of the Claude Code session
+// named session (its X-Claude-Code-Session-Id), in order of arrival.
+func (u *Upstream) RequestsOf(session string) []Received {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	var out []Received
+	for _, r := range u.received {
+		if r.Header.Get("X-Claude-Code-Session-Id") == session {
+			c := *r
+			c.Header = r.Header.Clone()
+			c.Body = append([]byte(nil), r.Body...)
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // Reset forgets the received requests. Keys, counters and what the instance
 // produced are kept, so earlier blocks stay valid.
 func (u *Upstream) Reset() {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.received = nil
+}
+
+// RotateKey gives the instance a new signing key, as when a provider's key,
+// account or region changes behind the same address: from now on it refuses
+// every signature and redacted payload it issued before.
+func (u *Upstream) RotateKey() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.signer = newSigner()
+}
+
+// CutNextStream makes the next streamed response stop after its first
+// events events, breaking the connection as an upstream that crashed or
+// was reset does: no message_stop, no proper end of the body.
+func (u *Upstream) CutNextStream(events int) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.cutAfter = events
 }
 
 // SetGzip turns gzip on or off for every response that is not a stream:
@@ -157,12 +193,14 @@ func (u *Upstream) messages(a answer, body []byte) {
 	rep := u.compose(req, u.responses, len(body)/4)
 	u.ledger.record(rep.blocks)
 	var h *hold
+	cut := 0
 	if req.stream {
 		h, u.hold = u.hold, nil
+		cut, u.cutAfter = u.cutAfter, 0
 	}
 	u.mu.Unlock()
 	if req.stream {
-		a.writeStream(rep, h)
+		a.writeStream(rep, h, cut)
 		return
 	}
 	a.writeJSON(http.StatusOK, rep.message(), "")

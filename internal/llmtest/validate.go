@@ -23,9 +23,12 @@ const (
 // violation applies the Strict rules in the API's order and returns the
 // message of the first one req breaks, or "".
 func (u *Upstream) violation(req *request) string {
+	u.mu.Lock()
+	keys := u.signer
+	u.mu.Unlock()
 	for _, rule := range []func(*request) string{
 		nonEmptyRule,
-		u.blockRule,
+		keys.blockRule,
 		finalTurnRule,
 		contextEditRule,
 		u.unmodifiedRule,
@@ -47,9 +50,9 @@ func nonEmptyRule(req *request) string {
 }
 
 // blockRule checks every thinking block's signature and every redacted
-// payload against this instance's key, and that no assistant message ends
-// in thinking.
-func (u *Upstream) blockRule(req *request) string {
+// payload against the instance's current key, and that no assistant
+// message ends in thinking.
+func (s signer) blockRule(req *request) string {
 	for i, m := range req.messages {
 		if m.role != "assistant" {
 			continue
@@ -65,12 +68,12 @@ func (u *Upstream) blockRule(req *request) string {
 				}
 				text, _ := b.str("thinking")
 				sig, _ := b.str("signature")
-				if !u.signer.validThinkingSignature(text, sig) {
+				if !s.validThinkingSignature(text, sig) {
 					return fmt.Sprintf(msgBadSignature, i, j)
 				}
 			case "redacted_thinking":
 				data, _ := b.str("data")
-				if !u.signer.validRedactedData(data) {
+				if !s.validRedactedData(data) {
 					return fmt.Sprintf(msgBadRedacted, i, j)
 				}
 			}

@@ -1,0 +1,243 @@
+package integration
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/gatewaytest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+)
+
+// TestSoak runs 50 conversations of 20 turns at once, each switching at
+// random among three backends, while the config is reloaded every 100 ms
+// and Caddy is restarted once, halfway (the registry persists in storage). No client may see a 4xx, every backend must get back exactly
+// the blocks it produced for each conversation, and once the traffic stops
+// goroutines and heap must return to where they were.
+func TestSoak(t *testing.T) {
+	const conversations, turns = 50, 20
+	flavors := map[string]llmtest.Flavor{"anthropic": llmtest.Strict, "glm": llmtest.Lenient, "ollama": llmtest.Unsigned}
+	backends := []string{"anthropic", "glm", "ollama"}
+	g := newGateway(t, flavors, "", byHeader)
+	runtime.GC()
+	baseGoroutines := runtime.NumGoroutine()
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
+
+	peak := watchHeap(t)
+	var reloads atomic.Int64
+	stopReloads := reloadEvery(t, g, 100*time.Millisecond, &reloads)
+	var clientErrors atomic.Int64
+
+	convs := make([]*soakConversation, conversations)
+	for i := range convs {
+		c := g.conversation(fmt.Sprintf("soak-%02d", i))
+		c.Client = &http.Client{Transport: gatewaytest.NewTransport(), Timeout: 60 * time.Second}
+		convs[i] = &soakConversation{c: c, rng: rand.New(rand.NewPCG(uint64(i), 7)), own: map[string][]int{}}
+	}
+	phase := func(from, to int) {
+		var wg sync.WaitGroup
+		for _, sc := range convs {
+			wg.Go(func() {
+				for turn := from; turn < to; turn++ {
+					if err := sc.turn(g, backends); err != nil {
+						clientErrors.Add(1)
+						t.Errorf("%s turn %d: %v", sc.c.SessionID, turn, err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+	}
+
+	start := time.Now()
+	phase(0, turns/2)
+	stopReloads()
+	restartCaddy(t, g)
+	stopReloads = reloadEvery(t, g, 100*time.Millisecond, &reloads)
+	phase(turns/2, turns)
+	stopReloads()
+	elapsed := time.Since(start)
+
+	requests, switches, refused := 0, 0, 0
+	for _, sc := range convs {
+		requests += sc.requests
+		switches += sc.switches
+	}
+	for _, u := range g.upstreams {
+		for _, r := range u.Requests() {
+			if r.Status >= 400 {
+				refused++
+			}
+		}
+	}
+	if reloads.Load() < 2 {
+		t.Errorf("only %d reloads happened during the traffic", reloads.Load())
+	}
+	s := g.stats()
+	if int(s.Retries) != refused {
+		t.Errorf("%d upstream 4xx, %d absorbed by retries", refused, s.Retries)
+	}
+
+	// Back to baseline once the traffic is gone: clients and upstreams
+	// close their idle connections, as they would after a quiet while.
+	for _, sc := range convs {
+		sc.c.Client.Transport.(gatewaytest.Transport).CloseIdleConnections()
+	}
+	g.transport.CloseIdleConnections()
+	for _, u := range g.upstreams {
+		u.Close()
+		u.Reset() // the mocks keep every request they got
+	}
+	var after runtime.MemStats
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		n := runtime.NumGoroutine()
+		if n <= baseGoroutines+5 && after.HeapAlloc <= base.HeapAlloc+8<<20 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not back to baseline: %d goroutines (%d before), heap %d MiB (%d before)", n, baseGoroutines, after.HeapAlloc>>20, base.HeapAlloc>>20)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("soak: %d requests, %d switches, %d reloads, 1 restart, %d upstream 4xx absorbed, %d client errors, "+
+		"peak heap %d MiB (baseline %d MiB, after %d MiB), %d goroutines after (%d before), %s",
+		requests, switches, reloads.Load(), refused, clientErrors.Load(), peak()>>20, base.HeapAlloc>>20, after.HeapAlloc>>20,
+		runtime.NumGoroutine(), baseGoroutines, elapsed.Round(time.Millisecond))
+}
+
+// soakConversation is one conversation of the soak and what it knows of
+// whose blocks its history holds.
+type soakConversation struct {
+	c        *llmtest.Conversation
+	rng      *rand.Rand
+	own      map[string][]int // backend -> indexes of its blocks in the history
+	last     string
+	requests int
+	switches int
+}
+
+// turn sends one turn to a random backend and checks that the backend got
+// exactly its own blocks of this conversation.
+func (sc *soakConversation) turn(g *gateway, backends []string) error {
+	backend := backends[sc.rng.IntN(len(backends))]
+	if sc.last != "" && backend != sc.last {
+		sc.switches++
+	}
+	sc.last = backend
+	sc.c.Header.Set("X-Backend", backend)
+	before := llmtest.ThinkingBlocks(sc.c.Messages)
+	turn, err := sc.c.Say("soak turn")
+	sc.requests++
+	if err != nil {
+		return err
+	}
+	if turn.Status != http.StatusOK {
+		return fmt.Errorf("client got %d: %s", turn.Status, turn.ErrorMessage)
+	}
+	got := g.upstreams[backend].RequestsOf(sc.c.SessionID)
+	if len(got) == 0 {
+		return fmt.Errorf("%s received nothing", backend)
+	}
+	blocks, err := llmtest.RequestThinkingBlocks(got[len(got)-1].Body)
+	if err != nil {
+		return err
+	}
+	var want []json.RawMessage
+	for _, i := range sc.own[backend] {
+		want = append(want, before[i])
+	}
+	if !sameBlocks(blocks, want) {
+		return fmt.Errorf("%s got %d blocks, want its own %d:\n got %s\nwant %s", backend, len(blocks), len(want), blocks, want)
+	}
+	for i := len(before); i < len(llmtest.ThinkingBlocks(sc.c.Messages)); i++ {
+		sc.own[backend] = append(sc.own[backend], i)
+	}
+	return nil
+}
+
+func sameBlocks(a, b []json.RawMessage) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if string(a[i]) != string(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// reloadEvery posts the gateway's config again every interval until the
+// returned function is called, counting the reloads.
+func reloadEvery(t *testing.T, g *gateway, interval time.Duration, n *atomic.Int64) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				if err := server.Load(g.Site); err != nil {
+					t.Errorf("reload: %v", err)
+					return
+				}
+				n.Add(1)
+			}
+		}
+	})
+	return func() { close(done); wg.Wait() }
+}
+
+// restartCaddy stops the shared in-process Caddy and starts it again with
+// the gateway's config, as a process restart would.
+func restartCaddy(t *testing.T, g *gateway) {
+	t.Helper()
+	if err := server.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if server, err = gatewaytest.Start(adminAddr); err != nil {
+		t.Fatal(err)
+	}
+	g.load()
+}
+
+// watchHeap samples the heap until the test ends and returns a function
+// that reports the largest sample.
+func watchHeap(t *testing.T) func() uint64 {
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		var m runtime.MemStats
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				runtime.ReadMemStats(&m)
+				if m.HeapAlloc > peak.Load() {
+					peak.Store(m.HeapAlloc)
+				}
+			}
+		}
+	})
+	t.Cleanup(func() { close(done); wg.Wait() })
+	return peak.Load
+}

@@ -1,0 +1,171 @@
+package gatewaytest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	caddycmd "github.com/caddyserver/caddy/v2/cmd"
+
+	llmthinking "github.com/caddy-llm-thinking/caddy-llm-thinking"
+)
+
+// childEnv marks a test binary that StartProcess started to be Caddy.
+const childEnv = "LLM_THINKING_GATEWAYTEST_CADDY"
+
+// RunIfChild turns the running binary into Caddy (the `caddy` command, with
+// the arguments it was started with) when StartProcess started it. Call it
+// first thing in TestMain; it returns only in the parent.
+func RunIfChild() {
+	if os.Getenv(childEnv) != "1" {
+		return
+	}
+	os.Args[0] = "caddy"
+	caddycmd.Main()
+	os.Exit(0)
+}
+
+// Process is Caddy running as a process of its own: the test binary itself,
+// started again as `caddy run`. Restarts and several instances sharing one
+// storage need processes; a crash there cannot take the tests down.
+type Process struct {
+	Admin string // host:port of the admin API
+	cmd   *exec.Cmd
+	out   *lockedBuffer
+	exit  chan error
+}
+
+// lockedBuffer collects a process's output.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// StartProcess writes caddyfile into dir and runs Caddy on it, with its
+// data and config directories in dir too, and waits until the admin API at
+// admin answers.
+func StartProcess(dir, caddyfile, admin string) (*Process, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, "Caddyfile")
+	if err := os.WriteFile(path, []byte(caddyfile), 0o600); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe, "run", "--config", path, "--adapter", "caddyfile")
+	cmd.Env = append(os.Environ(),
+		childEnv+"=1",
+		"XDG_DATA_HOME="+filepath.Join(dir, "data"),
+		"XDG_CONFIG_HOME="+filepath.Join(dir, "config"),
+	)
+	p := &Process{Admin: admin, cmd: cmd, out: &lockedBuffer{}, exit: make(chan error, 1)}
+	cmd.Stdout, cmd.Stderr = p.out, p.out
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() { p.exit <- cmd.Wait() }()
+	if err := p.waitReady(); err != nil {
+		p.Kill()
+		return nil, fmt.Errorf("%w\n%s", err, p.Output())
+	}
+	return p, nil
+}
+
+// waitReady polls the admin API until it answers, the process exits, or
+// 60 seconds pass (a cold start under the race detector is slow).
+func (p *Process) waitReady() error {
+	client := &http.Client{Timeout: time.Second}
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-p.exit:
+			p.exit <- err
+			return fmt.Errorf("caddy exited while starting: %v", err)
+		default:
+		}
+		resp, err := client.Get("http://" + p.Admin + "/config/")
+		if err == nil {
+			resp.Body.Close()
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return errors.New("caddy's admin API did not answer within 60s")
+}
+
+// Stop asks Caddy to stop through the admin API, as `caddy stop` does, and
+// waits for the process to exit. It fails when Caddy exits with an error or
+// its output shows a data race or a panic.
+func (p *Process) Stop() error {
+	resp, err := http.Post("http://"+p.Admin+"/stop", "", nil)
+	if err == nil {
+		resp.Body.Close()
+	}
+	select {
+	case err = <-p.exit:
+	case <-time.After(30 * time.Second):
+		p.Kill()
+		return fmt.Errorf("caddy did not stop within 30s\n%s", p.Output())
+	}
+	out := p.Output()
+	switch {
+	case err != nil:
+		return fmt.Errorf("caddy exited with %v\n%s", err, out)
+	case strings.Contains(out, "DATA RACE"), strings.Contains(out, "panic"):
+		return fmt.Errorf("caddy's output shows a race or a panic\n%s", out)
+	}
+	return nil
+}
+
+// Load posts a Caddyfile to the admin API, as `caddy reload` does.
+func (p *Process) Load(caddyfile string) error {
+	resp, err := http.Post("http://"+p.Admin+"/load", "text/caddyfile", strings.NewReader(caddyfile))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		return fmt.Errorf("POST /load: %s: %s", resp.Status, body)
+	}
+	return nil
+}
+
+// Stats reads every registry's statistics from the admin API.
+func (p *Process) Stats() (map[string]llmthinking.RegistryStats, error) {
+	return readStats(&http.Client{Timeout: 10 * time.Second}, p.Admin)
+}
+
+// Kill ends the process at once.
+func (p *Process) Kill() {
+	p.cmd.Process.Kill()
+	select {
+	case err := <-p.exit:
+		p.exit <- err
+	case <-time.After(10 * time.Second):
+	}
+}
+
+// Output returns what the process wrote so far.
+func (p *Process) Output() string { return p.out.String() }
