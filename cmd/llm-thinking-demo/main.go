@@ -35,13 +35,16 @@ func main() {
 	defer server.Stop()
 
 	fmt.Printf("Mock backends: anthropic (strict, checks signatures) at %s, glm (lenient) at %s\n", anthropic.HostPort(), glm.HostPort())
+	// Logs and the storage the registry persists in stay in a temporary
+	// directory: the demo leaves nothing behind.
 	logs, err := os.MkdirTemp("", "llm-thinking-demo")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(logs)
 	fmt.Printf("Caddy at %s; each switch is a POST /load of the edited config.\n", server.URL())
-	d := demo{server: server, upstreams: map[string]*llmtest.Upstream{"anthropic": anthropic, "glm": glm}, logFile: filepath.Join(logs, "caddy.log")}
+	d := demo{server: server, upstreams: map[string]*llmtest.Upstream{"anthropic": anthropic, "glm": glm},
+		logFile: filepath.Join(logs, "caddy.log"), storage: "file_system " + filepath.Join(logs, "storage")}
 
 	fmt.Println("\n== 1. Plain reverse_proxy ==")
 	plainFailed := d.run("plain", "") == http.StatusBadRequest
@@ -66,7 +69,8 @@ type demo struct {
 	site      gatewaytest.Site
 	conv      *llmtest.Conversation
 	logFile   string
-	logSeen   int // bytes of the log already shown
+	storage   string // Caddy's storage option, in the temporary directory
+	logSeen   int    // bytes of the log already shown
 }
 
 // step is one move of the script: a switch, a user message or a tool result.
@@ -90,7 +94,7 @@ var script = []step{
 // run plays the script with the given llm_thinking lines (none: plain
 // proxy) and returns the status of the last turn it played.
 func (d *demo) run(name, handler string) int {
-	d.site = gatewaytest.Site{Upstreams: map[string]string{}, Handler: handler, LogFile: d.logFile}
+	d.site = gatewaytest.Site{Upstreams: map[string]string{}, Handler: handler, LogFile: d.logFile, Storage: d.storage}
 	for n, u := range d.upstreams {
 		d.site.Upstreams[n] = u.HostPort()
 		u.Reset()

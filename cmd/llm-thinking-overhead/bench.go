@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+)
+
+// seedTimeout bounds writing the registry to storage before a start.
+const seedTimeout = time.Minute
+
+// A bench holds what every round uses.
+type bench struct {
+	caddy    string // the Caddy binary
+	window   time.Duration
+	root     string // where each Caddy gets a directory of its own
+	loads    loads
+	origins  []origin // what the registry starts with
+	upstream string   // host:port
+	pacer    *pacer
+	// profiles is where the first round writes a CPU profile of each
+	// gateway per load; empty for none.
+	profiles string
+}
+
+// A gatewayRun is what one Caddy process measured.
+type gatewayRun struct {
+	samples  []sample // by load, in the order of loads.all
+	lockstep error    // why the lockstep check failed, nil when it passed
+	peakRSS  int64    // bytes
+	// registryBlocks is how many blocks the registry held once Caddy
+	// served; 0 for a gateway without one.
+	registryBlocks int
+}
+
+// runRound starts a fresh Caddy per gateway, each on storage seeded
+// alike (though only llm_thinking reads it, so that both run in the same
+// environment), measures every load through both, the gateways taking
+// turns, runs the lockstep check through each, and stops them. round
+// decides which gateway goes first.
+func (b *bench) runRound(round int) ([2]gatewayRun, error) {
+	var runs [2]gatewayRun
+	var procs [2]*caddyProcess
+	var clients [2]*client
+	for via, g := range gateways {
+		p, dir, err := b.start(g)
+		if dir != "" {
+			defer os.RemoveAll(dir)
+		}
+		if err != nil {
+			return runs, fmt.Errorf("%s: %w", g.name, err)
+		}
+		defer p.stop()
+		if g.rewrites() {
+			if runs[via].registryBlocks, err = b.checkRegistry(p); err != nil {
+				return runs, fmt.Errorf("%s: %w", g.name, err)
+			}
+		}
+		c := newClient("http://"+p.siteAddr, g)
+		defer c.close()
+		procs[via], clients[via] = p, c
+	}
+	for _, l := range b.loads.all() {
+		for via := range gateways {
+			if err := warm(clients[via], l); err != nil {
+				return runs, fmt.Errorf("%s, load %q: %w", gateways[via].name, l.name, err)
+			}
+		}
+		var profs [2]*profiling
+		if b.profiles != "" && round == 0 {
+			for via, g := range gateways {
+				profs[via] = procs[via].startProfile(2*b.window, profilePath(b.profiles, g, l))
+			}
+		}
+		var t [2]tally
+		for k := range turns {
+			for _, via := range order(round + k) {
+				if err := t[via].turn(clients[via], procs[via].pid(), l, b.window/turns); err != nil {
+					return runs, fmt.Errorf("%s, load %q: %w", gateways[via].name, l.name, err)
+				}
+			}
+		}
+		for via := range gateways {
+			runs[via].samples = append(runs[via].samples, t[via].sample())
+			if profs[via] != nil {
+				if err := profs[via].wait(); err != nil {
+					return runs, fmt.Errorf("%s, load %q: %w", gateways[via].name, l.name, err)
+				}
+			}
+		}
+	}
+	for via := range gateways {
+		var err error
+		runs[via].lockstep = clients[via].lockstep(b.pacer, b.loads.stream.reply)
+		if runs[via].peakRSS, err = peakRSS(procs[via].pid()); err != nil {
+			return runs, err
+		}
+	}
+	return runs, nil
+}
+
+// start starts a Caddy for the gateway g in a directory of its own, on
+// freshly seeded storage, and returns the directory, to be removed once
+// Caddy stops.
+func (b *bench) start(g gateway) (*caddyProcess, string, error) {
+	dir, err := os.MkdirTemp(b.root, g.slug+"-")
+	if err != nil {
+		return nil, "", fmt.Errorf("create a directory for Caddy: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), seedTimeout)
+	defer cancel()
+	if err := seedStorage(ctx, dir, b.origins); err != nil {
+		return nil, dir, err
+	}
+	p, err := startCaddy(b.caddy, g, dir, b.upstream)
+	return p, dir, err
+}
+
+// checkRegistry returns how many blocks Caddy's registry holds, or an
+// error when it did not load every block seeded for it: fewer would
+// measure memory, or the loads, on a registry that is not the one meant.
+func (b *bench) checkRegistry(p *caddyProcess) (int, error) {
+	blocks, err := p.registryBlocks()
+	if err != nil {
+		return 0, fmt.Errorf("ask Caddy for its registry: %w", err)
+	}
+	n, ok := blocks[registryName]
+	switch {
+	case !ok:
+		return 0, fmt.Errorf("caddy runs no registry %q", registryName)
+	case n < len(b.origins):
+		return 0, fmt.Errorf("registry %q holds %d blocks, want the %d seeded (%d of them for the memory target)", registryName, n, len(b.origins), fillerBlocks)
+	}
+	return n, nil
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+)
+
+// report prints what was measured: a line per load, then the stream's time
+// to first byte, the lockstep check and the peak memory.
+func report(w io.Writer, s summary) {
+	fmt.Fprintf(w, "Caddy CPU per request and requests per second, medians of %d round(s) of %v per load and gateway, in turns of %d\n\n", s.rounds, s.window, turns)
+	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
+	fmt.Fprintln(tw, "load\tplain CPU/request (user)\tllm_thinking CPU/request (user)\tCPU ratio\trps ratio")
+	for _, l := range s.loads.all() {
+		ld := s.perLoad[l]
+		fmt.Fprintf(tw, "%s\t%.1f µs (%.1f)\t%.1f µs (%.1f)\t%.3f\t%.3f\n", l.name,
+			ld.cpu[viaPlain]*1e6, ld.user[viaPlain]*1e6, ld.cpu[viaLLMThinking]*1e6, ld.user[viaLLMThinking]*1e6, ld.cpuRatio(), ld.rpsRatio())
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\n%s, time to first byte p50: plain %.3f ms, llm_thinking %.3f ms, difference %+.3f ms\n",
+		s.loads.stream.name, millis(s.streamTTFB[viaPlain]), millis(s.streamTTFB[viaLLMThinking]), millis(s.streamTTFB[viaLLMThinking]-s.streamTTFB[viaPlain]))
+	fmt.Fprintf(w, "every event in its own flush: plain %s; llm_thinking %s\n", s.lockstep[viaPlain], s.lockstep[viaLLMThinking])
+	fmt.Fprintf(w, "peak RSS: plain %.1f MiB, llm_thinking %.1f MiB, difference %+.1f MiB, registry of %d blocks\n",
+		mebibytes(s.peakRSS[viaPlain]), mebibytes(s.peakRSS[viaLLMThinking]), mebibytes(s.peakRSS[viaLLMThinking]-s.peakRSS[viaPlain]), s.registryBlocks)
+}
+
+// String tells whether every event arrived one by one, in how many rounds.
+func (r lockstepResult) String() string {
+	if r.failure == nil {
+		return fmt.Sprintf("yes, in %d of %d round(s)", r.passed, r.rounds)
+	}
+	return fmt.Sprintf("NO, in %d of %d round(s) (%v)", r.rounds-r.passed, r.rounds, r.failure)
+}
+
+// millis returns d in milliseconds.
+func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// mebibytes returns n bytes in MiB.
+func mebibytes(n int64) float64 { return float64(n) / (1 << 20) }

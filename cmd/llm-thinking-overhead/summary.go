@@ -1,0 +1,91 @@
+package main
+
+import (
+	"slices"
+	"time"
+)
+
+// results are every round's runs, by gateway.
+type results [2][]gatewayRun
+
+// A summary is what the report gives: medians over rounds, through both
+// gateways (indexed viaPlain and viaLLMThinking).
+type summary struct {
+	rounds  int
+	window  time.Duration
+	loads   loads
+	perLoad map[*load]loadSummary
+	// streamTTFB is the stream's median time to first byte.
+	streamTTFB [2]time.Duration
+	peakRSS    [2]int64
+	lockstep   [2]lockstepResult
+	// registryBlocks is the fewest blocks llm_thinking's registry held
+	// at a start.
+	registryBlocks int
+}
+
+// A loadSummary is one load's medians through both gateways.
+type loadSummary struct {
+	load *load
+	cpu  [2]float64 // seconds of Caddy's CPU per request
+	user [2]float64 // the part of cpu spent in user space
+	rps  [2]float64
+}
+
+// cpuRatio is llm_thinking's CPU per request over plain's.
+func (s loadSummary) cpuRatio() float64 { return s.cpu[viaLLMThinking] / s.cpu[viaPlain] }
+
+// rpsRatio is llm_thinking's requests per second over plain's.
+func (s loadSummary) rpsRatio() float64 { return s.rps[viaLLMThinking] / s.rps[viaPlain] }
+
+// addedPerByte is the CPU llm_thinking adds per byte of request body.
+func (s loadSummary) addedPerByte() float64 {
+	return (s.cpu[viaLLMThinking] - s.cpu[viaPlain]) / float64(len(s.load.body))
+}
+
+// A lockstepResult is how the lockstep check went through one gateway
+// over the rounds.
+type lockstepResult struct {
+	passed, rounds int
+	failure        error // the first, if any
+}
+
+// summarize takes the medians of the rounds' results.
+func summarize(ls loads, rs results, window time.Duration) summary {
+	s := summary{rounds: len(rs[viaPlain]), window: window, loads: ls, perLoad: make(map[*load]loadSummary)}
+	stream := slices.Index(ls.all(), ls.stream)
+	for i, l := range ls.all() {
+		ld := loadSummary{load: l}
+		for via, runs := range rs {
+			var cpu, user, rps []float64
+			for _, r := range runs {
+				cpu = append(cpu, r.samples[i].cpuPerRequest)
+				user = append(user, r.samples[i].userPerRequest)
+				rps = append(rps, r.samples[i].rps)
+			}
+			ld.cpu[via], ld.user[via], ld.rps[via] = median(cpu), median(user), median(rps)
+		}
+		s.perLoad[l] = ld
+	}
+	for via, runs := range rs {
+		var ttfb []time.Duration
+		var rss []int64
+		s.lockstep[via].rounds = len(runs)
+		for _, r := range runs {
+			ttfb = append(ttfb, r.samples[stream].ttfb)
+			rss = append(rss, r.peakRSS)
+			if r.lockstep == nil {
+				s.lockstep[via].passed++
+			} else if s.lockstep[via].failure == nil {
+				s.lockstep[via].failure = r.lockstep
+			}
+		}
+		s.streamTTFB[via], s.peakRSS[via] = median(ttfb), median(rss)
+	}
+	for _, r := range rs[viaLLMThinking] {
+		if s.registryBlocks == 0 || r.registryBlocks < s.registryBlocks {
+			s.registryBlocks = r.registryBlocks
+		}
+	}
+	return s
+}

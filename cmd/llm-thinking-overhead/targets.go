@@ -1,0 +1,105 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// The targets llm_thinking's overhead must meet.
+const (
+	// Nothing to change: CPU per request and requests per second against
+	// plain reverse_proxy.
+	maxUnchangedCPURatio = 1.15
+	minUnchangedRPSRatio = 0.9
+	// The CPU added per byte at 1 MiB against the CPU added per byte at
+	// 256 KiB: the cost must grow linearly with the body.
+	maxAddedPerByteGrowth = 1.25
+	// After a switch: CPU per request against plain reverse_proxy.
+	maxSwitchedCPURatio = 1.3
+	// The stream: CPU per request against plain reverse_proxy, and the
+	// time to first byte added.
+	maxStreamCPURatio = 1.05
+	maxAddedTTFB      = 200 * time.Microsecond
+	// Peak memory added with a registry of fillerBlocks blocks or more.
+	maxAddedRSS = 30 << 20
+)
+
+// A target is one bound the overhead must stay within, and whether it did.
+type target struct {
+	what string // what is bounded, as measured, and the bound
+	met  bool
+}
+
+// targets returns every target with what was measured, in the order of
+// the report.
+func targets(s summary) []target {
+	ls := s.loads
+	var ts []target
+	for _, l := range []*load{ls.unchanged256, ls.unchanged1M} {
+		ld := s.perLoad[l]
+		ts = append(ts,
+			atMost(l.name+": CPU ratio", ld.cpuRatio(), maxUnchangedCPURatio),
+			atLeast(l.name+": rps ratio", ld.rpsRatio(), minUnchangedRPSRatio))
+	}
+	small, large := s.perLoad[ls.unchanged256].addedPerByte(), s.perLoad[ls.unchanged1M].addedPerByte()
+	ts = append(ts, target{
+		what: fmt.Sprintf("cost linear in body size: added CPU %.1f ns/KiB at 1 MiB <= %.2f x %.1f ns/KiB at 256 KiB",
+			large*1e9*1024, maxAddedPerByteGrowth, small*1e9*1024),
+		met: large <= maxAddedPerByteGrowth*small,
+	})
+	for _, l := range []*load{ls.switched256, ls.switched1M} {
+		ts = append(ts, atMost(l.name+": CPU ratio", s.perLoad[l].cpuRatio(), maxSwitchedCPURatio))
+	}
+	addedTTFB := s.streamTTFB[viaLLMThinking] - s.streamTTFB[viaPlain]
+	lockstep := s.lockstep[viaLLMThinking]
+	addedRSS := s.peakRSS[viaLLMThinking] - s.peakRSS[viaPlain]
+	ts = append(ts,
+		atMost(ls.stream.name+": CPU ratio", s.perLoad[ls.stream].cpuRatio(), maxStreamCPURatio),
+		target{
+			what: fmt.Sprintf("%s: time to first byte p50 difference %+.3f ms <= %.3f ms", ls.stream.name, millis(addedTTFB), millis(maxAddedTTFB)),
+			met:  addedTTFB <= maxAddedTTFB,
+		},
+		target{
+			what: fmt.Sprintf("%s: every event in its own flush through llm_thinking: %s", ls.stream.name, lockstep),
+			met:  lockstep.passed == lockstep.rounds,
+		},
+		target{
+			what: fmt.Sprintf("peak RSS difference %+.1f MiB <= %.0f MiB with %d blocks in the registry (>= %d)",
+				mebibytes(addedRSS), mebibytes(maxAddedRSS), s.registryBlocks, fillerBlocks),
+			met: addedRSS <= maxAddedRSS && s.registryBlocks >= fillerBlocks,
+		})
+	return ts
+}
+
+// atMost returns the target value <= bound.
+func atMost(what string, value, bound float64) target {
+	return target{what: fmt.Sprintf("%s %.3f <= %.2f", what, value, bound), met: value <= bound}
+}
+
+// atLeast returns the target value >= bound.
+func atLeast(what string, value, bound float64) target {
+	return target{what: fmt.Sprintf("%s %.3f >= %.2f", what, value, bound), met: value >= bound}
+}
+
+// printTargets prints each target, PASS or FAIL.
+func printTargets(w io.Writer, ts []target) {
+	fmt.Fprintln(w, "targets")
+	for _, t := range ts {
+		verdict := "FAIL"
+		if t.met {
+			verdict = "PASS"
+		}
+		fmt.Fprintf(w, "  %s  %s\n", verdict, t.what)
+	}
+}
+
+// allMet reports whether every target is met.
+func allMet(ts []target) bool {
+	for _, t := range ts {
+		if !t.met {
+			return false
+		}
+	}
+	return true
+}
