@@ -1,30 +1,39 @@
 package block
 
 import (
-	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
-	"hash"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // Key identifies one thinking or redacted_thinking block by its whole
-// content. It is a truncated SHA-256, stable across processes, so the same
-// block gets the same key whether it was read from a response stream or from
-// a request that replays it.
+// content. It is stable across processes and releases, so the same block
+// gets the same key whether it was read from a response stream or from a
+// request that replays it, and whichever gateway sharing a registry read it.
 //
 // A thinking block's key covers its text and its signature: Claude Code asks
 // for display "omitted", so most blocks arrive with empty text and only the
 // signature tells them apart. A redacted block's key covers its data.
+//
+// A key is 128 bits of two independently seeded XXH64 digests, not a
+// cryptographic hash: keys are computed for every block of every request,
+// and SHA-256 cost a quarter of reading a body. Accidental collisions are
+// out of reach (about 2^-100 for a million blocks). A deliberate one needs
+// the other block's bytes, which live only in its own conversation, and
+// could only make the gateway strip a block or replay one refusal.
 type Key [16]byte
 
 // String returns the key in hex, for logs.
 func (k Key) String() string { return hex.EncodeToString(k[:]) }
 
-// Domain separators keep a thinking block and a redacted block with equal
-// bytes from sharing a key. They are variables so that writing them to a
-// hash.Hash does not allocate a copy each time.
+// Seeds of the two digests, one pair per kind of block, so that a thinking
+// block and a redacted block with equal bytes never share a key.
+type seeds struct{ low, high uint64 }
+
 var (
-	thinkingDomain = []byte("llm_thinking/thinking/v1\x00")
-	redactedDomain = []byte("llm_thinking/redacted_thinking/v1\x00")
+	thinkingSeeds = seeds{0x6c6c6d5f7468696e, 0x6b696e675f6b6579} // "llm_thinking_key"
+	redactedSeeds = seeds{0x6c6c6d5f72656461, 0x637465645f6b6579} // "llm_redacted_key"
 )
 
 // Hasher computes block keys; it is the only place keys are made. A thinking
@@ -33,70 +42,63 @@ var (
 // text with a signature. The zero value is ready to use, and a Hasher can be
 // reused after Reset. A Hasher is not safe for concurrent use.
 type Hasher struct {
-	text  hash.Hash
-	outer hash.Hash
-	sum   [sha256.Size]byte
-	wrote bool // text was written since the last Reset
+	low, high xxhash.Digest
+	textLen   uint64 // bytes of text written since the last Reset
+	started   bool   // the digests are seeded and hold textLen bytes of text
 }
 
-// emptyText is the digest of no text. Claude Code asks for display
-// "omitted", so most blocks have no text: their key skips a digest.
-var emptyText = sha256.Sum256(nil)
-
-// init allocates the digests on first use, so that the zero value works.
-func (h *Hasher) init() {
-	if h.text == nil {
-		h.text, h.outer = sha256.New(), sha256.New()
-	}
+// start readies the digests for a block of the kind s seeds.
+func (h *Hasher) start(s seeds) {
+	h.low.ResetWithSeed(s.low)
+	h.high.ResetWithSeed(s.high)
+	h.textLen, h.started = 0, true
 }
 
 // Write adds decoded thinking text. It never fails.
 func (h *Hasher) Write(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
+	if !h.started {
+		h.start(thinkingSeeds)
 	}
-	h.init()
-	h.wrote = true
-	return h.text.Write(p)
+	h.low.Write(p)
+	h.high.Write(p)
+	h.textLen += uint64(len(p))
+	return len(p), nil
 }
 
 // Reset forgets all text written so far.
-func (h *Hasher) Reset() {
-	if h.wrote {
-		h.text.Reset()
-		h.wrote = false
-	}
-}
+func (h *Hasher) Reset() { h.started = false }
 
 // Thinking returns the key of the thinking block made of the text written
-// since the last Reset and the decoded signature. The signature is hashed
-// after a fixed-size digest of the text, so no choice of text and signature
-// can imitate another pair. Thinking does not reset the text.
+// since the last Reset and the decoded signature. The lengths of both are
+// hashed after them, so no choice of text and signature can imitate another
+// pair. Thinking ends the block: the next one starts with Reset.
 func (h *Hasher) Thinking(signature []byte) Key {
-	h.init()
-	h.outer.Reset()
-	h.outer.Write(thinkingDomain)
-	if h.wrote {
-		h.outer.Write(h.text.Sum(h.sum[:0]))
-	} else {
-		h.outer.Write(emptyText[:])
+	if !h.started {
+		h.start(thinkingSeeds)
 	}
-	h.outer.Write(signature)
-	return h.outerKey()
+	return h.finish(signature, h.textLen)
 }
 
 // Redacted returns the key of the redacted_thinking block with the given
-// decoded data. The text written so far plays no part in it.
+// decoded data. The text written so far plays no part in it, and is
+// forgotten.
 func (h *Hasher) Redacted(data []byte) Key {
-	h.init()
-	h.outer.Reset()
-	h.outer.Write(redactedDomain)
-	h.outer.Write(data)
-	return h.outerKey()
+	h.start(redactedSeeds)
+	return h.finish(data, 0)
 }
 
-func (h *Hasher) outerKey() Key {
+// finish writes the last field and the lengths, and returns the key.
+func (h *Hasher) finish(last []byte, textLen uint64) Key {
+	var lengths [16]byte
+	binary.LittleEndian.PutUint64(lengths[:8], textLen)
+	binary.LittleEndian.PutUint64(lengths[8:], uint64(len(last)))
+	h.low.Write(last)
+	h.high.Write(last)
+	h.low.Write(lengths[:])
+	h.high.Write(lengths[:])
+	h.started = false
 	var k Key
-	copy(k[:], h.outer.Sum(h.sum[:0]))
+	binary.BigEndian.PutUint64(k[:8], h.low.Sum64())
+	binary.BigEndian.PutUint64(k[8:], h.high.Sum64())
 	return k
 }
