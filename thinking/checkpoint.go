@@ -26,6 +26,7 @@ type Checkpoint struct {
 	msgKey   span     // the messages member's key
 	msgStart int      // where the messages array starts
 	messages []message
+	shapes   shapes // of the messages
 	content  []part
 	blocks   []Block
 	// thinkingTypeBuf holds config.thinkingType, which must not point into
@@ -56,6 +57,7 @@ func (r *Request) restore(cp *Checkpoint) (int, error) {
 	r.thinkingType = append(r.typeBuf[:0], cp.config.thinkingType...)
 	r.typeBuf, r.atMessages.thinkingType = r.thinkingType, r.thinkingType
 	r.messages = append(r.messages[:0], cp.messages...)
+	r.shapes = cp.shapes
 	r.content = append(r.content[:0], cp.content...)
 	r.blocks = append(r.blocks[:0], cp.blocks...)
 	r.resumedAt, r.prefixValid = len(cp.prefix), cp.valid
@@ -122,6 +124,10 @@ func (r *Request) Save(cp *Checkpoint) {
 	cp.thinkingTypeBuf = cp.config.thinkingType
 	cp.msgKey, cp.msgStart = r.members[mi].key, r.members[mi].value.Start
 	cp.messages = append(cp.messages[:0], r.messages[:k]...)
+	cp.shapes = r.shapes
+	for _, m := range r.messages[k:] {
+		cp.shapes.count(m, -1)
+	}
 	cp.content = append(cp.content[:0], r.content[:r.messages[k-1].parts.End]...)
 	nb := len(r.blocks)
 	for nb > 0 && r.blocks[nb-1].Message >= k {

@@ -28,7 +28,7 @@ func (r *Request) dropThinkingConfig() ([]edit, error) {
 			case left == 0 && r.contextOnlyEdits:
 				remove[i] = true
 			case dropped > 0:
-				edits = append(edits, edit{r.contextEdits, kept})
+				edits = append(edits, edit{span: r.contextEdits, repl: kept})
 			}
 		}
 	}

@@ -68,6 +68,8 @@ func oracleBlocks(body []byte) (blocks []oracleBlock, ok bool) {
 				if !str("data", &ob.data) {
 					return nil, false
 				}
+			case "reasoning", "reasoning-delta":
+				ob = oracleReasoning(b, mi, ci)
 			default:
 				continue
 			}
@@ -75,6 +77,41 @@ func oracleBlocks(body []byte) (blocks []oracleBlock, ok bool) {
 		}
 	}
 	return blocks, true
+}
+
+// oracleReasoning reads an AI SDK reasoning part as reasoning.go documents
+// it, with encoding/json.
+func oracleReasoning(b map[string]json.RawMessage, mi, ci int) oracleBlock {
+	ob := oracleBlock{kind: block.Thinking, msg: mi, index: ci}
+	str := func(m map[string]json.RawMessage, key string) (string, bool) {
+		var s string
+		raw := m[key]
+		return s, len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil
+	}
+	for _, k := range []string{"text", "reasoning", "thinking", "delta"} {
+		if s, ok := str(b, k); ok {
+			ob.text = s
+			break
+		}
+	}
+	sigSet := false
+	if s, ok := str(b, "signature"); ok {
+		ob.signature, sigSet = s, true
+	}
+	for _, p := range []string{"providerOptions", "providerMetadata"} {
+		var providers map[string]json.RawMessage
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(b[p], &providers) != nil || json.Unmarshal(providers["anthropic"], &fields) != nil {
+			continue
+		}
+		if s, ok := str(fields, "signature"); ok && !sigSet {
+			ob.signature, sigSet = s, true
+		}
+		if s, ok := str(fields, "redactedData"); ok && ob.kind != block.Redacted {
+			ob.kind, ob.data = block.Redacted, s
+		}
+	}
+	return ob
 }
 
 func sameBlocks(t *testing.T, got []Block, want []oracleBlock) {
@@ -101,6 +138,8 @@ func FuzzRewrite(f *testing.F) {
 	f.Add([]byte(obj(messages(user("do"), assistant(th("", "glm"), toolUse("t1")), toolResult("t1")), enabled, clearOnly)), uint64(1))
 	f.Add([]byte(obj(messages(user("hi"), assistant(th("a\n", "s"), red("r"), text("x")), user("go")))), uint64(7))
 	f.Add(fixtureOfSize(f, 16<<10), uint64(99))
+	f.Add([]byte(obj(messages(user("do"), assistant(text("x"), reasoning5("a", "s"), redactedReasoning("r"), toolUse("t1")), toolResult("t1")), enabled)), uint64(3))
+	f.Add([]byte(obj(messages(user("do"), assistant(text("x"), th("", "s"), toolUse("t1")), toolResult("t1")), adaptive)), uint64(5))
 
 	f.Fuzz(func(t *testing.T, body []byte, seed uint64) {
 		req, err := Parse(body)
@@ -234,7 +273,11 @@ func checkKeptBlocks(t *testing.T, before, after *Request, actions []Action, res
 	t.Helper()
 	var kept [][]byte
 	for _, p := range before.content {
-		if p.block >= 0 && actions[p.block] == Keep {
+		switch {
+		case p.block < 0 || actions[p.block] != Keep:
+		case p.reasoning: // sent in the API's shape
+			kept = append(kept, before.appendNormalized(nil, p, true))
+		default:
 			kept = append(kept, p.span.Of(before.body))
 		}
 	}

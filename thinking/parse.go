@@ -37,6 +37,8 @@ type Request struct {
 	typeBuf  []byte // thinking.type, when taken from a checkpoint
 	out      []byte // where Rewrite writes, see Output
 	hasher   block.Hasher
+	rw       rewrite // Rewrite's state, kept for its memory
+	shapes   shapes  // of the messages
 	// resumedAt is the length of the checkpointed prefix the body was read
 	// from, or 0; prefixValid says the prefix was checked to be valid JSON.
 	resumedAt   int
@@ -98,6 +100,9 @@ type message struct {
 	contentArray bool
 	parts        span // range of Request.content
 	end          int  // just past the message object
+	// reasoning marks an assistant message holding AI SDK reasoning parts,
+	// misordered one holding thinking after another block: see Rewrite.
+	reasoning, misordered bool
 }
 
 // partType is the type of one content block.
@@ -120,8 +125,13 @@ type part struct {
 	span  span
 	block int // index in Request.blocks for thinking parts, else -1
 	// Fields of thinking parts, for rewriting them.
-	thinking  span // the thinking literal
+	thinking  span // the thinking literal (the text of a reasoning part)
 	signature span // the signature member, key to value
+	// reasoning marks an AI SDK reasoning part (see reasoning.go), which
+	// reads as the thinking or redacted block typ names; value is its
+	// signature literal, or its redacted data.
+	reasoning bool
+	value     span
 }
 
 // requests recycles Requests: every Messages request is parsed, and their
@@ -193,6 +203,7 @@ func (r *Request) Release() {
 		scratch:  r.scratch[:0],
 		typeBuf:  r.typeBuf[:0],
 		hasher:   r.hasher,
+		rw:       r.rw.recycled(),
 	}
 	requests.Put(r)
 }
@@ -356,6 +367,8 @@ func (r *Request) messageElements(it jsonscan.Iter) (int, error) {
 func (r *Request) message(i int) (int, error) {
 	b := r.body
 	m := message{parts: span{len(r.content), len(r.content)}}
+	blocksBefore := len(r.blocks)
+	walked := false // the content's parts are in r.content
 	it := jsonscan.Members(b, i)
 	var buf [32]byte
 	for key, v, ok := it.Next(); ok; key, v, ok = it.Next() {
@@ -368,6 +381,19 @@ func (r *Request) message(i int) (int, error) {
 			m.role = roleOf(role)
 			it.SetEnd(end)
 		case "content":
+			// A repeated member counts as its last occurrence, as in
+			// every JSON decoder the upstream may use.
+			r.content, r.blocks, walked = r.content[:m.parts.Start], r.blocks[:blocksBefore], false
+			if m.role == assistantRole && b[v] == '[' {
+				// Clients send the role first: walk the content once.
+				end, err := r.contentArray(len(r.messages), v)
+				if err != nil {
+					return 0, err
+				}
+				m.content, m.contentArray, walked = span{v, end}, true, true
+				it.SetEnd(end)
+				break
+			}
 			end, ok := it.Skip()
 			if !ok {
 				break
@@ -379,15 +405,23 @@ func (r *Request) message(i int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	// Content is walked after the role is known, since the role decides
-	// whether thinking blocks in it are ours to rewrite.
-	if m.contentArray && m.role == assistantRole {
-		if err := r.contentArray(&m, len(r.messages), m.content.Start); err != nil {
+	// The role decides whether thinking blocks in the content are ours:
+	// content that came before the role is walked now, and content walked
+	// under a role that a later member replaced is forgotten.
+	switch {
+	case walked && m.role != assistantRole:
+		r.content, r.blocks = r.content[:m.parts.Start], r.blocks[:blocksBefore]
+	case !walked && m.contentArray && m.role == assistantRole:
+		if _, err := r.contentArray(len(r.messages), m.content.Start); err != nil {
 			return 0, err
 		}
 	}
 	m.parts.End = len(r.content)
 	m.end = end
+	if m.role == assistantRole {
+		m.reasoning, m.misordered = shape(r.content[m.parts.Start:m.parts.End])
+		r.shapes.count(m, 1)
+	}
 	r.messages = append(r.messages, m)
 	return end, nil
 }
@@ -403,21 +437,24 @@ func roleOf(name []byte) role {
 	return otherRole
 }
 
-func (r *Request) contentArray(m *message, msgIndex, i int) error {
+// contentArray reads the parts of the content array at b[i] of message
+// msgIndex, whose parts start at the end of r.content, and returns where
+// the array ends.
+func (r *Request) contentArray(msgIndex, i int) (int, error) {
+	first := len(r.content)
 	it := jsonscan.Elements(r.body, i)
 	for _, start, ok := it.Next(); ok; _, start, ok = it.Next() {
-		end, err := r.part(m, msgIndex, start)
+		end, err := r.part(msgIndex, len(r.content)-first, start)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		it.SetEnd(end)
 	}
-	_, err := finish(&it)
-	return err
+	return finish(&it)
 }
 
-// part reads one content block of m.
-func (r *Request) part(m *message, msgIndex, i int) (int, error) {
+// part reads the content block at b[i], the index-th of message msgIndex.
+func (r *Request) part(msgIndex, index, i int) (int, error) {
 	if r.body[i] != '{' {
 		end, err := skipValue(r.body, i)
 		r.content = append(r.content, part{typ: otherPart, span: span{Start: i, End: end}, block: -1})
@@ -428,6 +465,9 @@ func (r *Request) part(m *message, msgIndex, i int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if isReasoning(f.Type) {
+		return r.reasoningPart(msgIndex, index, i)
+	}
 	p := part{
 		typ:       partTypeOf(f.Type),
 		span:      span{Start: i, End: f.End},
@@ -436,12 +476,42 @@ func (r *Request) part(m *message, msgIndex, i int) (int, error) {
 		signature: span(f.SignatureMember),
 	}
 	if f.Kind != 0 {
-		if err := r.addBlock(&p, f, msgIndex, len(r.content)-m.parts.Start); err != nil {
+		if err := r.addBlock(&p, f, msgIndex, index); err != nil {
 			return 0, err
 		}
 	}
 	r.content = append(r.content, p)
 	return f.End, nil
+}
+
+// reasoningPart reads the AI SDK reasoning part at b[i], the index-th of
+// message msgIndex, as the block it stands for.
+func (r *Request) reasoningPart(msgIndex, index, i int) (int, error) {
+	f, err := readReasoning(r.body, i)
+	if err != nil {
+		return 0, err
+	}
+	p := part{typ: thinkingPart, span: span{Start: i, End: f.End}, thinking: span(f.Thinking), value: span(f.Signature), reasoning: true}
+	if f.Kind == block.Redacted {
+		p.typ, p.thinking, p.value = redactedPart, span{}, span(f.Data)
+	}
+	if err := r.addBlock(&p, f, msgIndex, index); err != nil {
+		return 0, err
+	}
+	r.content = append(r.content, p)
+	return f.End, nil
+}
+
+// shape reports whether parts hold an AI SDK reasoning part, and whether
+// they hold thinking after another block.
+func shape(parts []part) (reasoning, misordered bool) {
+	other := false
+	for _, p := range parts {
+		reasoning = reasoning || p.reasoning
+		misordered = misordered || other && p.typ.isThinking()
+		other = other || !p.typ.isThinking()
+	}
+	return reasoning, misordered
 }
 
 // partTypeOf maps a content block's type name to its partType.

@@ -53,11 +53,14 @@ type Result struct {
 	// clear_thinking context edits) was removed for this request: the tool
 	// loop's first assistant message lost its leading thinking.
 	DroppedThinkingConfig bool
+	// Normalized counts the AI SDK reasoning parts sent as the API's
+	// thinking blocks, and the messages whose thinking moved to the front.
+	Normalized int
 }
 
 // Changed reports whether the body was edited.
 func (r Result) Changed() bool {
-	return r.Stripped > 0 || r.Converted > 0 || r.DroppedThinkingConfig
+	return r.Stripped > 0 || r.Converted > 0 || r.DroppedThinkingConfig || r.Normalized > 0
 }
 
 // piece is one content block of a rewritten message.
@@ -68,10 +71,13 @@ type piece struct {
 	converted bool // counted in Result.Converted
 }
 
-// edit replaces a range of the body.
+// edit replaces a range of the body with repl or, for a content array,
+// with the array of pieces.
 type edit struct {
 	span
-	repl []byte
+	repl   []byte
+	pieces []piece
+	array  bool // replace with the array of pieces
 }
 
 // Rewrite applies one action per block (in Blocks order), keeps the request
@@ -96,7 +102,7 @@ func (r *Request) Rewrite(actions []Action) ([]byte, Result, error) {
 	if len(actions) != len(r.blocks) {
 		return r.unchanged(fmt.Errorf("rewrite: %d actions for %d blocks", len(actions), len(r.blocks)))
 	}
-	if !slices.ContainsFunc(actions, func(a Action) bool { return a != Keep }) {
+	if r.shapes.reasoning == 0 && r.reorderAt() < 0 && !slices.ContainsFunc(actions, func(a Action) bool { return a != Keep }) {
 		return r.unchanged(nil)
 	}
 	if !r.valid() {
@@ -176,16 +182,40 @@ func (r *Request) unchanged(err error) ([]byte, Result, error) {
 	return r.body, Result{Kept: len(r.blocks)}, err
 }
 
-// rewrite is the new content of the messages one Rewrite changes.
+// rewrite is the new content of the messages one Rewrite changes. A
+// Request keeps its rewrite, and the memory of its slices, from one use to
+// the next.
 type rewrite struct {
 	actions  []Action
 	plans    [][]piece // per message, the content it gets when touched
 	touched  []bool
+	arena    []piece // where plans are cut from
+	bytes    []byte  // where normalized reasoning parts are written
+	reorder  int     // a message to start with thinking (see reorderAt), or -1
+	edits    []edit
 	res      Result
 	cautious bool // see RewriteCautiously
 	// dropEdits removes clear_thinking_* edits (with the thinking config,
 	// which is harmless when thinking is off anyway).
 	dropEdits bool
+}
+
+// recycled returns the rewrite emptied for the next request, keeping the
+// memory of its slices but nothing they pointed to: pieces point into the
+// body, which must not outlive its request.
+func (rw *rewrite) recycled() rewrite {
+	clear(rw.plans)
+	clear(rw.arena)
+	clear(rw.edits)
+	return rewrite{plans: rw.plans[:0], touched: rw.touched[:0], arena: rw.arena[:0], edits: rw.edits[:0], bytes: rw.bytes[:0]}
+}
+
+// normalized writes the API's shape of the reasoning part p (see
+// appendNormalized) into the rewrite's memory and returns it.
+func (rw *rewrite) normalized(r *Request, p part, signed bool) []byte {
+	start := len(rw.bytes)
+	rw.bytes = r.appendNormalized(rw.bytes, p, signed)
+	return rw.bytes[start:len(rw.bytes):len(rw.bytes)]
 }
 
 // changed reports whether the rewrite changes the body at all.
@@ -195,14 +225,22 @@ func (rw *rewrite) changed() bool {
 
 // plan turns every message that holds a block not kept into pieces.
 func (r *Request) plan(actions []Action) *rewrite {
-	rw := &rewrite{
+	rw := &r.rw
+	n := len(r.messages)
+	*rw = rewrite{
 		actions: actions,
-		plans:   make([][]piece, len(r.messages)),
-		touched: make([]bool, len(r.messages)),
+		plans:   slices.Grow(rw.plans[:0], n)[:n],
+		touched: slices.Grow(rw.touched[:0], n)[:n],
+		arena:   rw.arena[:0],
+		edits:   rw.edits[:0],
+		bytes:   rw.bytes[:0],
+		reorder: r.reorderAt(),
 	}
-	for mi := range r.messages {
+	clear(rw.plans)
+	clear(rw.touched)
+	for mi, m := range r.messages {
 		parts := r.parts(mi)
-		if slices.ContainsFunc(parts, func(p part) bool { return p.block >= 0 && actions[p.block] != Keep }) {
+		if m.reasoning || mi == rw.reorder || slices.ContainsFunc(parts, func(p part) bool { return p.block >= 0 && actions[p.block] != Keep }) {
 			r.touch(rw, mi)
 		}
 	}
@@ -211,7 +249,10 @@ func (r *Request) plan(actions []Action) *rewrite {
 
 // touch plans message mi by the actions.
 func (r *Request) touch(rw *rewrite, mi int) {
-	rw.plans[mi] = r.apply(r.parts(mi), rw.actions, &rw.res)
+	rw.plans[mi] = r.apply(rw, r.parts(mi))
+	if (r.messages[mi].reasoning || mi == rw.reorder) && thinkingFirst(rw.plans[mi]) {
+		rw.res.Normalized++
+	}
 	rw.touched[mi] = true
 }
 
@@ -336,10 +377,9 @@ func (r *Request) repairMessages(rw *rewrite) {
 // render writes the new body: the touched content arrays and, when the
 // thinking config goes, the top-level members that go with it.
 func (r *Request) render(rw *rewrite) ([]byte, error) {
-	var edits []edit
 	for mi, m := range r.messages {
 		if rw.touched[mi] {
-			edits = append(edits, edit{m.content, renderArray(rw.plans[mi])})
+			rw.edits = append(rw.edits, edit{span: m.content, pieces: rw.plans[mi], array: true})
 		}
 	}
 	if rw.res.DroppedThinkingConfig || rw.dropEdits {
@@ -347,37 +387,43 @@ func (r *Request) render(rw *rewrite) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		edits = append(edits, dropped...)
+		rw.edits = append(rw.edits, dropped...)
 	}
-	return applyEdits(r.out[:0], r.body, edits)
+	return applyEdits(r.out[:0], r.body, rw.edits)
 }
 
-// apply turns the parts of one message into pieces according to actions.
-func (r *Request) apply(parts []part, actions []Action, res *Result) []piece {
-	pl := make([]piece, 0, len(parts))
+// apply turns the parts of one message into pieces according to the
+// actions, cut from the rewrite's arena.
+func (r *Request) apply(rw *rewrite, parts []part) []piece {
+	start := len(rw.arena)
 	for _, p := range parts {
 		raw := p.span.Of(r.body)
-		if p.block < 0 || actions[p.block] == Keep {
-			pl = append(pl, piece{typ: p.typ, raw: raw, block: p.block})
+		if p.block < 0 || rw.actions[p.block] == Keep {
+			if p.reasoning {
+				raw = rw.normalized(r, p, true)
+				rw.res.Normalized++
+			}
+			rw.arena = append(rw.arena, piece{typ: p.typ, raw: raw, block: p.block})
 			continue
 		}
-		converted, ok := r.convert(p, actions[p.block])
+		converted, ok := r.convert(rw, p, rw.actions[p.block])
 		if !ok {
-			res.Stripped++
+			rw.res.Stripped++
 			continue
 		}
-		res.Converted++
+		rw.res.Converted++
 		converted.converted = true
-		pl = append(pl, converted)
+		rw.arena = append(rw.arena, converted)
 	}
-	return pl
+	// Capped, so that a plan that grows never writes over the next one.
+	return rw.arena[start:len(rw.arena):len(rw.arena)]
 }
 
 // convert applies a converting action to a thinking part. It reports false
 // when the block has nothing a conversion could keep: redacted data is
 // opaque, and empty thinking (display "omitted") would make an empty text
 // block, which the API refuses.
-func (r *Request) convert(p part, a Action) (piece, bool) {
+func (r *Request) convert(rw *rewrite, p part, a Action) (piece, bool) {
 	lit := p.thinking.Of(r.body)
 	if a == Strip || p.typ != thinkingPart || blank(lit) {
 		return piece{}, false
@@ -389,6 +435,9 @@ func (r *Request) convert(p part, a Action) (piece, bool) {
 	case ConvertToTags:
 		out = slices.Concat([]byte(`{"type":"text","text":"<think>`), lit[1:len(lit)-1], []byte(`</think>"}`))
 	case DropSignature:
+		if p.reasoning {
+			return piece{typ: thinkingPart, raw: rw.normalized(r, p, false), block: p.block}, true
+		}
 		if p.signature.End == 0 {
 			return piece{typ: thinkingPart, raw: p.span.Of(r.body), block: p.block}, true
 		}
@@ -457,7 +506,11 @@ func (r *Request) finalTurn() ([]int, int) {
 // block before rewriting and no longer does.
 func (r *Request) lostLeadingThinking(mi int, plan []piece, touched bool) bool {
 	parts := r.parts(mi)
-	if len(parts) == 0 || !parts[0].typ.isThinking() {
+	// A message whose thinking moves to the front starts with thinking.
+	m := r.messages[mi]
+	leading := len(parts) > 0 && parts[0].typ.isThinking() ||
+		(m.reasoning || m.misordered) && slices.ContainsFunc(parts, func(p part) bool { return p.typ.isThinking() })
+	if !leading {
 		return false
 	}
 	return touched && (len(plan) == 0 || !plan[0].typ.isThinking())
@@ -477,15 +530,25 @@ func stripThinking(pl []piece, res *Result) []piece {
 	})
 }
 
-// renderArray writes a content array of pieces.
-func renderArray(pl []piece) []byte {
-	n := 2
-	for _, p := range pl {
-		n += len(p.raw) + 1
+// len returns the length of what the edit puts in place of its span.
+func (e *edit) len() int {
+	if !e.array {
+		return len(e.repl)
 	}
-	out := make([]byte, 0, n)
+	n := 2 + max(len(e.pieces)-1, 0) // brackets and commas
+	for _, p := range e.pieces {
+		n += len(p.raw)
+	}
+	return n
+}
+
+// appendTo appends what the edit puts in place of its span to out.
+func (e *edit) appendTo(out []byte) []byte {
+	if !e.array {
+		return append(out, e.repl...)
+	}
 	out = append(out, '[')
-	for i, p := range pl {
+	for i, p := range e.pieces {
 		if i > 0 {
 			out = append(out, ',')
 		}
@@ -503,14 +566,14 @@ func applyEdits(dst, body []byte, edits []edit) ([]byte, error) {
 		if i > 0 && e.Start < edits[i-1].End {
 			return nil, fmt.Errorf("rewrite: overlapping edits at bytes %d and %d", edits[i-1].Start, e.Start)
 		}
-		n += len(e.repl) - (e.End - e.Start)
+		n += e.len() - (e.End - e.Start)
 	}
 	out := slices.Grow(dst, n)
 	at := 0
-	for _, e := range edits {
-		out = append(out, body[at:e.Start]...)
-		out = append(out, e.repl...)
-		at = e.End
+	for i := range edits {
+		out = append(out, body[at:edits[i].Start]...)
+		out = edits[i].appendTo(out)
+		at = edits[i].End
 	}
 	return append(out, body[at:]...), nil
 }
