@@ -11,8 +11,9 @@
 // storage lock, folds the journal into a bounded snapshot and deletes the
 // folded segments.
 //
-// Files are versioned JSON. A file that is corrupt or of an unknown version
-// is skipped with a warning: a bad file never fails a start, it only leaves
+// Files are versioned JSON, compact and read without a string per change
+// (see version). A file that is corrupt or of an unknown version is
+// skipped with a warning: a bad file never fails a start, it only leaves
 // what it held unknown. Storage is whatever implements Storage; Caddy's
 // certmagic.Storage modules (file system, Redis, Consul, S3) all do. The
 // package imports nothing of Caddy.

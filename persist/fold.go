@@ -36,10 +36,8 @@ func (s *Store) fold(ctx context.Context) {
 	s.mu.Lock()
 	gen := s.generation + 1
 	s.mu.Unlock()
-	data, err := json.Marshal(snapshot{Version: version, Generation: gen, Folded: folded, Changes: encodeChanges(s.reg.Snapshot())})
-	if err == nil {
-		err = s.st.Store(ctx, s.prefix+snapshotFile, data)
-	}
+	data := s.encodeSnapshot(gen, folded)
+	err := s.st.Store(ctx, s.prefix+snapshotFile, data)
 	if err == nil {
 		data, _ = json.Marshal(generationFile{Version: version, Generation: gen})
 		err = s.st.Store(ctx, s.prefix+generationName, data)
@@ -57,4 +55,17 @@ func (s *Store) fold(ctx context.Context) {
 			s.log.Warn("thinking.persist_failed", zap.String("op", "delete"), zap.String("key", n), zap.Error(err))
 		}
 	}
+}
+
+// encodeSnapshot writes the registry as snapshot gen, covering the folded
+// segments. The registry's batches go straight into the file's buffer: no
+// copy of the registry is made, and the registry is locked a page at a
+// time (see registry.Snapshot), never for the whole walk.
+func (s *Store) encodeSnapshot(gen uint64, folded []string) []byte {
+	st := s.reg.Stats()
+	// Sized for every block and conversation, the buffer rarely grows.
+	buf := make([]byte, 0, bytesPerChange*(st.Blocks+2*st.Conversations)+1024)
+	enc := newEncoder(buf, fileHeader{Writer: s.writer, Generation: gen, Folded: folded})
+	s.reg.Snapshot(nil, enc.add)
+	return enc.finish()
 }

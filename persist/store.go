@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -166,15 +165,11 @@ func (s *Store) Flush(ctx context.Context) error {
 		return nil
 	}
 	changes = coalesce(changes)
-	data, err := json.Marshal(segment{Version: version, Writer: s.writer, Changes: encodeChanges(changes)})
-	if err != nil { // not reached: a segment holds only strings and numbers
-		s.mu.Lock()
-		s.writing, s.unwritten = 0, changes
-		s.mu.Unlock()
-		return err
-	}
+	enc := newEncoder(make([]byte, 0, bytesPerChange*len(changes)+256), fileHeader{Writer: s.writer})
+	enc.add(changes)
+	data := enc.finish()
 	name := fmt.Sprintf("%s%s/%020d-%s-%06d.json", s.prefix, journalDir, time.Now().UnixNano(), s.writer, s.seq.Add(1))
-	err = s.st.Store(ctx, name, data)
+	err := s.st.Store(ctx, name, data)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.writing = 0

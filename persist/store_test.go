@@ -159,20 +159,27 @@ func TestBadFilesAreSkippedWithAWarning(t *testing.T) {
 	s.Flush(context.Background())
 	st.files[prefix+journalDir+"/00000000000000000001-x-000001.json"] = []byte("{not json")
 	st.files[prefix+journalDir+"/00000000000000000002-x-000001.json"] = []byte(`{"version":99,"changes":[]}`)
-	st.files[prefix+journalDir+"/00000000000000000003-x-000001.json"] = []byte(`{"version":1,"changes":[{"op":"produced","key":"zz","backend":"x"}]}`)
+	st.files[prefix+journalDir+"/00000000000000000003-x-000001.json"] = []byte(`{"version":2,"changes":[[1,"zz",0,-1,0]],"names":["x"]}`)
+	// A well-formed file of the first format: an unknown version now.
+	v1 := prefix + journalDir + "/00000000000000000004-x-000001.json"
+	st.files[v1] = []byte(`{"version":1,"writer":"x","changes":[{"op":"produced","key":"0123456789abcdef0123456789abcdef","backend":"x"}]}`)
 	st.files[prefix+journalDir+"/README.txt"] = []byte("not a segment")
-	st.files[prefix+generationName] = []byte(`{"version":1,"generation":7}`)
-	st.files[prefix+snapshotFile] = []byte(`{"version":2}`)
+	st.files[prefix+generationName] = []byte(`{"version":2,"generation":7}`)
+	st.files[prefix+snapshotFile] = []byte(`{"version":3}`)
 
 	again, s2, logs := open(t, st, registry.Config{})
 	if o, _ := origins(again, "anthropic", "a1"); o[0] != "anthropic" {
 		t.Fatalf("the good segment was not loaded: %q", o)
 	}
-	if got := s2.Stats().Bad; got != 4 {
-		t.Fatalf("bad files = %d, want 4", got)
+	if got := s2.Stats().Bad; got != 5 {
+		t.Fatalf("bad files = %d, want 5", got)
 	}
-	if n := logs.FilterMessage("thinking.persist_bad_file").Len(); n != 4 {
-		t.Fatalf("%d warnings about bad files, want 4: %v", n, logs.All())
+	bad := logs.FilterMessage("thinking.persist_bad_file")
+	if n := bad.Len(); n != 5 {
+		t.Fatalf("%d warnings about bad files, want 5: %v", n, logs.All())
+	}
+	if w := bad.FilterField(zap.String("key", v1)).All(); len(w) != 1 || !strings.Contains(fmt.Sprint(w[0].ContextMap()["error"]), "unknown version 1") {
+		t.Fatalf("the version 1 file was not skipped as an unknown version: %v", w)
 	}
 }
 
@@ -184,6 +191,11 @@ func TestFoldingKeepsEverythingAndBoundsTheJournal(t *testing.T) {
 		if err := s.Flush(context.Background()); err != nil {
 			t.Fatal(err)
 		}
+	}
+	reg.Refuse("glm", key("1"))
+	reg.Served("s1", "anthropic")
+	if err := s.Flush(context.Background()); err != nil {
+		t.Fatal(err)
 	}
 	if !s.due() {
 		t.Fatal("a journal of foldAt segments is not due for folding")
@@ -206,6 +218,9 @@ func TestFoldingKeepsEverythingAndBoundsTheJournal(t *testing.T) {
 		if origin == "" {
 			t.Fatalf("block %s lost in the fold", names[i])
 		}
+	}
+	if _, refused := origins(again, "glm", "1"); !refused[0] || again.Last("s1") != "anthropic" {
+		t.Fatalf("a refusal or a conversation's backend lost in the fold: refused %v, last %q", refused, again.Last("s1"))
 	}
 	if logs.Len() != 0 {
 		t.Fatal(logs.All())

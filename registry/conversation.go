@@ -9,6 +9,7 @@ import (
 // conversation is the lifecycle state of one conversation.
 type conversation struct {
 	id      convID    // how entries name it
+	name    string    // how requests name it, for Snapshot
 	last    string    // backend of its latest answer
 	lastAt  time.Time // when last was learned
 	seen    []string  // backends that served it
@@ -32,7 +33,7 @@ func (r *Registry) conversation(id string) *conversation {
 	if c, ok := r.convs.Get(id); ok {
 		return c
 	}
-	c := &conversation{}
+	c := &conversation{name: id}
 	if n := len(r.freeConvs); n > 0 {
 		c.id, r.freeConvs = r.freeConvs[n-1], r.freeConvs[:n-1]
 		r.convSlots[c.id] = c
@@ -57,9 +58,9 @@ func (r *Registry) evictConversation(_ string, c *conversation) {
 		}
 	}
 	for at := c.waiting; at != 0; {
-		next := r.blocks.entries[at].waitNext
+		next := r.blocks.entries.at(at).waitNext
 		r.blocks.unwait(at, &c.waiting)
-		r.blocks.entries[at].owner = 0
+		r.blocks.entries.at(at).owner = 0
 		at = next
 	}
 	r.convSlots[c.id] = nil

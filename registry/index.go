@@ -40,15 +40,15 @@ func (x *index) hash(k block.Key) uint32 { return uint32(maphash.Comparable(x.se
 
 func (x *index) mask() uint32 { return uint32(len(x.buckets) - 1) }
 
-// find returns the slot of k, or 0; entries are the slab's.
-func (x *index) find(k block.Key, entries []entry) slot {
+// find returns the slot of k, or 0; es are the slab's entries.
+func (x *index) find(k block.Key, es *entries) slot {
 	h := x.hash(k)
 	for i := h & x.mask(); ; i = (i + 1) & x.mask() {
 		b := x.buckets[i]
 		if b.at == 0 {
 			return 0
 		}
-		if b.hash == h && entries[b.at].key == k {
+		if b.hash == h && es.at(b.at).key == k {
 			return b.at
 		}
 	}

@@ -15,7 +15,7 @@ import (
 func TestIndexAgreesWithAMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	x := newIndex()
-	entries := make([]entry, 1)
+	es := newEntries()
 	want := map[block.Key]slot{}
 	var free []slot
 	var live []block.Key
@@ -28,7 +28,7 @@ func TestIndexAgreesWithAMap(t *testing.T) {
 			at := want[k]
 			x.remove(k, at)
 			delete(want, k)
-			entries[at] = entry{}
+			*es.at(at) = entry{}
 			free = append(free, at)
 		} else {
 			k := benchKey(rng.Int())
@@ -39,10 +39,9 @@ func TestIndexAgreesWithAMap(t *testing.T) {
 			if n := len(free); n > 0 {
 				at, free = free[n-1], free[:n-1]
 			} else {
-				entries = append(entries, entry{})
-				at = slot(len(entries) - 1)
+				at = es.grow()
 			}
-			entries[at] = entry{key: k}
+			*es.at(at) = entry{key: k}
 			x.insert(k, at)
 			want[k] = at
 			live = append(live, k)
@@ -55,13 +54,29 @@ func TestIndexAgreesWithAMap(t *testing.T) {
 		}
 		if step%97 == 0 || len(want) < 50 {
 			for k, at := range want {
-				if got := x.find(k, entries); got != at {
+				if got := x.find(k, &es); got != at {
 					t.Fatalf("step %d: find(%v) = %d, want %d", step, k, got, at)
 				}
 			}
-			if got := x.find(benchKey(-1-step), entries); got != 0 {
+			if got := x.find(benchKey(-1-step), &es); got != 0 {
 				t.Fatalf("step %d: found a key never inserted at %d", step, got)
 			}
 		}
+	}
+}
+
+func TestEntriesGrowByPagesWithoutMoving(t *testing.T) {
+	es := newEntries()
+	first := es.grow()
+	es.at(first).born = 42
+	p := es.at(first)
+	for range 3 * pageSize {
+		es.grow()
+	}
+	if es.at(first) != p || p.born != 42 {
+		t.Fatal("an entry moved when the slab grew")
+	}
+	if len(es.pages) != 4 || es.n != 3*pageSize+2 {
+		t.Fatalf("%d pages for %d slots", len(es.pages), es.n)
 	}
 }

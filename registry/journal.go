@@ -7,10 +7,12 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 )
 
-// Op says what a Change records.
+// Op says what a Change records. Storage writes ops as their numbers, so
+// the values are stable: an op is never renumbered, and a new one takes the
+// next number.
 type Op uint8
 
-// The facts a registry learns.
+// The facts a registry learns (stored as 1, 2 and 3).
 const (
 	// Produced: Backend produced the block Key.
 	Produced Op = iota + 1
@@ -104,42 +106,6 @@ func (r *Registry) Apply(changes []Change) {
 			c.remember(ch.Backend)
 		}
 	}
-}
-
-// Snapshot returns the changes that rebuild what the registry knows of
-// origins, refusals and conversations' backends, least recently used first.
-// The lifecycle (who holds which block) is not part of it: it is rebuilt as
-// conversations go on.
-func (r *Registry) Snapshot() []Change {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make([]Change, 0, r.blocks.len()+r.convs.Len())
-	for at := r.blocks.tail; at != 0; at = r.blocks.entries[at].prev {
-		e := r.blocks.entries[at]
-		born := time.Unix(0, e.born)
-		if e.origin != 0 && e.origin != other {
-			out = append(out, Change{Op: Produced, Key: e.key, Backend: r.names.of(e.origin), At: born})
-		}
-		if x := r.blocks.extras[at]; x != nil {
-			for _, b := range x.refusedBy {
-				if b != other {
-					out = append(out, Change{Op: Refused, Key: e.key, Backend: r.names.of(b), At: born})
-				}
-			}
-		}
-	}
-	for _, id := range r.convs.Keys() {
-		c, _ := r.convs.Peek(id)
-		for _, b := range c.seen {
-			if b != c.last {
-				out = append(out, Change{Op: Served, Conversation: id, Backend: b})
-			}
-		}
-		if c.last != "" {
-			out = append(out, Change{Op: Served, Conversation: id, Backend: c.last, At: c.lastAt})
-		}
-	}
-	return out
 }
 
 // Journaled returns the number of changes waiting for TakeChanges.

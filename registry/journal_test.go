@@ -56,7 +56,7 @@ func TestSnapshotRebuildsOriginsRefusalsAndBackends(t *testing.T) {
 	r.Observe("s1", "B", key("b1"))
 	r.Refuse("B", key("a1"))
 
-	for name, changes := range map[string][]Change{"snapshot": r.Snapshot(), "journal": takeAll(r)} {
+	for name, changes := range map[string][]Change{"snapshot": snapshot(r), "journal": takeAll(r)} {
 		t.Run(name, func(t *testing.T) {
 			other, _ := newTestRegistry(t, Config{})
 			other.Apply(changes)

@@ -25,7 +25,7 @@ func (r *Registry) produced(c *conversation, backend string, k block.Key, now ti
 	if fresh {
 		at = r.newEntry(k)
 	}
-	e := &r.blocks.entries[at]
+	e := r.blocks.entries.at(at)
 	e.origin = r.names.id(backend)
 	if fresh || c != nil && r.blocks.holders(at) == 0 {
 		e.born = now.UnixNano()
@@ -106,7 +106,7 @@ func (r *Registry) Admit(req Request) Admission {
 	for i, at := range slots {
 		a.Origins[i], a.Refused[i] = "", false
 		if at != 0 {
-			a.Origins[i] = r.names.of(r.blocks.entries[at].origin)
+			a.Origins[i] = r.names.of(r.blocks.entries.at(at).origin)
 			a.Refused[i] = target != 0 && r.refusedBy(at, target)
 		}
 	}
@@ -141,7 +141,7 @@ func (r *Registry) lookup(c *conversation, keys []block.Key) []slot {
 		seen = c.slots
 	}
 	for i, k := range keys {
-		if i < len(seen) && seen[i] != 0 && r.blocks.entries[seen[i]].key == k && k != (block.Key{}) {
+		if i < len(seen) && seen[i] != 0 && r.blocks.entries.at(seen[i]).key == k && k != (block.Key{}) {
 			r.blocks.touch(seen[i])
 			r.slots[i] = seen[i]
 			continue
@@ -190,7 +190,7 @@ func (r *Registry) advance(c *conversation, keys []block.Key, slots []slot) {
 func (r *Registry) expireOrphans(c *conversation, present func(block.Key) bool) {
 	now := r.now().UnixNano()
 	for at := c.waiting; at != 0; {
-		e := &r.blocks.entries[at]
+		e := r.blocks.entries.at(at)
 		next := e.waitNext
 		if now-e.born > int64(r.ttl) && !present(e.key) {
 			r.evict(at)
@@ -217,7 +217,7 @@ func (r *Registry) hold(c *conversation, at slot) {
 	if r.blocks.holds(at, c.id) {
 		return
 	}
-	e := &r.blocks.entries[at]
+	e := r.blocks.entries.at(at)
 	if e.owner != 0 {
 		r.blocks.unwait(at, &r.convSlots[e.owner].waiting)
 		e.owner = 0
@@ -240,7 +240,7 @@ func (r *Registry) release(c *conversation, at slot) {
 
 // setOwner records c as the conversation waiting to confirm the block at.
 func (r *Registry) setOwner(at slot, c *conversation) {
-	e := &r.blocks.entries[at]
+	e := r.blocks.entries.at(at)
 	if e.owner == c.id {
 		return
 	}
@@ -254,7 +254,7 @@ func (r *Registry) setOwner(at slot, c *conversation) {
 // evict forgets the block at, whatever holds it: the registry is full, or
 // the block is an orphan past its time.
 func (r *Registry) evict(at slot) {
-	e := &r.blocks.entries[at]
+	e := r.blocks.entries.at(at)
 	if e.owner != 0 {
 		r.blocks.unwait(at, &r.convSlots[e.owner].waiting)
 	}

@@ -26,7 +26,7 @@ func (r *Registry) refuse(backend string, k block.Key) bool {
 	at := r.blocks.get(k)
 	if at == 0 {
 		at = r.newEntry(k)
-		r.blocks.entries[at].born = r.now().UnixNano()
+		r.blocks.entries.at(at).born = r.now().UnixNano()
 	}
 	b := r.names.id(backend)
 	if r.refusedBy(at, b) {

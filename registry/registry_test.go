@@ -395,8 +395,8 @@ func checkInvariantsAt(t *testing.T, r *Registry, step int) {
 	}
 	listed, confirmed := 0, 0
 	var prev slot
-	for at := r.blocks.head; at != 0; at = r.blocks.entries[at].next {
-		e := r.blocks.entries[at]
+	for at := r.blocks.head; at != 0; at = r.blocks.entries.at(at).next {
+		e := *r.blocks.entries.at(at)
 		listed++
 		if e.prev != prev || r.blocks.peek(e.key) != at {
 			t.Fatalf("step %d: recency list and index disagree at slot %d", step, at)
@@ -435,7 +435,7 @@ func checkInvariantsAt(t *testing.T, r *Registry, step int) {
 	}
 	for _, c := range live {
 		for _, at := range waitingFor(r, c) {
-			if e := r.blocks.entries[at]; r.blocks.peek(e.key) != at || e.owner != c.id {
+			if e := *r.blocks.entries.at(at); r.blocks.peek(e.key) != at || e.owner != c.id {
 				t.Fatalf("step %d: conversation waits for %v which it does not own", step, e.key)
 			}
 		}
@@ -446,8 +446,8 @@ func checkInvariantsAt(t *testing.T, r *Registry, step int) {
 func waitingFor(r *Registry, c *conversation) []slot {
 	var out []slot
 	var prev slot
-	for at := c.waiting; at != 0; at = r.blocks.entries[at].waitNext {
-		if r.blocks.entries[at].waitPrev != prev || len(out) > r.blocks.len() {
+	for at := c.waiting; at != 0; at = r.blocks.entries.at(at).waitNext {
+		if r.blocks.entries.at(at).waitPrev != prev || len(out) > r.blocks.len() {
 			panic("waiting list broken")
 		}
 		out = append(out, at)
@@ -523,8 +523,8 @@ func recency(r *Registry) []block.Key {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var keys []block.Key
-	for at := r.blocks.head; at != 0; at = r.blocks.entries[at].next {
-		keys = append(keys, r.blocks.entries[at].key)
+	for at := r.blocks.head; at != 0; at = r.blocks.entries.at(at).next {
+		keys = append(keys, r.blocks.entries.at(at).key)
 	}
 	return keys
 }
@@ -537,7 +537,7 @@ func heldBy(r *Registry, conv string) int {
 		return -1
 	}
 	n := 0
-	for at := r.blocks.head; at != 0; at = r.blocks.entries[at].next {
+	for at := r.blocks.head; at != 0; at = r.blocks.entries.at(at).next {
 		if r.blocks.holds(at, c.id) {
 			n++
 		}

@@ -44,7 +44,7 @@ type extra struct {
 // slab holds the entries, in recency order, up to max of them.
 type slab struct {
 	index      index
-	entries    []entry // entries[0] is unused
+	entries    entries
 	free       []slot
 	head, tail slot // most and least recently used
 	max        int
@@ -52,13 +52,13 @@ type slab struct {
 }
 
 func newSlab(max int) slab {
-	return slab{index: newIndex(), entries: make([]entry, 1), max: max, extras: make(map[slot]*extra)}
+	return slab{index: newIndex(), entries: newEntries(), max: max, extras: make(map[slot]*extra)}
 }
 
 func (s *slab) len() int { return s.index.n }
 
 // peek returns the slot of k, or 0.
-func (s *slab) peek(k block.Key) slot { return s.index.find(k, s.entries) }
+func (s *slab) peek(k block.Key) slot { return s.index.find(k, &s.entries) }
 
 // get returns the slot of k, or 0, making it the most recently used.
 func (s *slab) get(k block.Key) slot {
@@ -84,10 +84,9 @@ func (s *slab) add(k block.Key) slot {
 	if n := len(s.free); n > 0 {
 		at, s.free = s.free[n-1], s.free[:n-1]
 	} else {
-		s.entries = append(s.entries, entry{})
-		at = slot(len(s.entries) - 1)
+		at = s.entries.grow()
 	}
-	s.entries[at] = entry{key: k}
+	*s.entries.at(at) = entry{key: k}
 	s.index.insert(k, at)
 	s.pushFront(at)
 	return at
@@ -99,21 +98,21 @@ func (s *slab) full() bool { return s.len() >= s.max }
 // remove frees the entry in slot at.
 func (s *slab) remove(at slot) {
 	s.unlink(at)
-	s.index.remove(s.entries[at].key, at)
+	s.index.remove(s.entries.at(at).key, at)
 	delete(s.extras, at)
-	s.entries[at] = entry{}
+	*s.entries.at(at) = entry{}
 	s.free = append(s.free, at)
 }
 
 func (s *slab) unlink(at slot) {
-	e := &s.entries[at]
+	e := s.entries.at(at)
 	if e.prev != 0 {
-		s.entries[e.prev].next = e.next
+		s.entries.at(e.prev).next = e.next
 	} else {
 		s.head = e.next
 	}
 	if e.next != 0 {
-		s.entries[e.next].prev = e.prev
+		s.entries.at(e.next).prev = e.prev
 	} else {
 		s.tail = e.prev
 	}
@@ -121,10 +120,10 @@ func (s *slab) unlink(at slot) {
 }
 
 func (s *slab) pushFront(at slot) {
-	e := &s.entries[at]
+	e := s.entries.at(at)
 	e.prev, e.next = 0, s.head
 	if s.head != 0 {
-		s.entries[s.head].prev = at
+		s.entries.at(s.head).prev = at
 	}
 	s.head = at
 	if s.tail == 0 {
@@ -135,24 +134,24 @@ func (s *slab) pushFront(at slot) {
 // wait links the entry at into the list of blocks c waits for, whose
 // first is *first.
 func (s *slab) wait(at slot, first *slot) {
-	e := &s.entries[at]
+	e := s.entries.at(at)
 	e.waitPrev, e.waitNext = 0, *first
 	if *first != 0 {
-		s.entries[*first].waitPrev = at
+		s.entries.at(*first).waitPrev = at
 	}
 	*first = at
 }
 
 // unwait takes the entry at out of the list whose first is *first.
 func (s *slab) unwait(at slot, first *slot) {
-	e := &s.entries[at]
+	e := s.entries.at(at)
 	if e.waitPrev != 0 {
-		s.entries[e.waitPrev].waitNext = e.waitNext
+		s.entries.at(e.waitPrev).waitNext = e.waitNext
 	} else {
 		*first = e.waitNext
 	}
 	if e.waitNext != 0 {
-		s.entries[e.waitNext].waitPrev = e.waitPrev
+		s.entries.at(e.waitNext).waitPrev = e.waitPrev
 	}
 	e.waitPrev, e.waitNext = 0, 0
 }
@@ -169,7 +168,7 @@ func (s *slab) extra(at slot) *extra {
 
 // holds reports whether conversation c holds the entry at.
 func (s *slab) holds(at slot, c convID) bool {
-	if s.entries[at].holder == c {
+	if s.entries.at(at).holder == c {
 		return true
 	}
 	x := s.extras[at]
@@ -179,7 +178,7 @@ func (s *slab) holds(at slot, c convID) bool {
 // holders counts the conversations holding the entry at.
 func (s *slab) holders(at slot) int {
 	n := 0
-	if s.entries[at].holder != 0 {
+	if s.entries.at(at).holder != 0 {
 		n = 1
 	}
 	if x := s.extras[at]; x != nil {
@@ -190,7 +189,7 @@ func (s *slab) holders(at slot) int {
 
 // eachHolder calls f with every conversation holding the entry at.
 func (s *slab) eachHolder(at slot, f func(convID)) {
-	if h := s.entries[at].holder; h != 0 {
+	if h := s.entries.at(at).holder; h != 0 {
 		f(h)
 	}
 	if x := s.extras[at]; x != nil {
@@ -202,8 +201,8 @@ func (s *slab) eachHolder(at slot, f func(convID)) {
 
 // addHolder makes c a holder of the entry at, which it does not hold.
 func (s *slab) addHolder(at slot, c convID) {
-	if s.entries[at].holder == 0 {
-		s.entries[at].holder = c
+	if s.entries.at(at).holder == 0 {
+		s.entries.at(at).holder = c
 		return
 	}
 	x := s.extra(at)
@@ -213,10 +212,10 @@ func (s *slab) addHolder(at slot, c convID) {
 // dropHolder ends c's hold on the entry at.
 func (s *slab) dropHolder(at slot, c convID) {
 	x := s.extras[at]
-	if s.entries[at].holder == c {
-		s.entries[at].holder = 0
+	if s.entries.at(at).holder == c {
+		s.entries.at(at).holder = 0
 		if x != nil && len(x.holders) > 0 {
-			s.entries[at].holder = x.holders[len(x.holders)-1]
+			s.entries.at(at).holder = x.holders[len(x.holders)-1]
 			x.holders = x.holders[:len(x.holders)-1]
 		}
 	} else if x != nil {
