@@ -157,3 +157,44 @@ func TestSaveLeavesNothingWhenThereIsNothingToResume(t *testing.T) {
 		}
 	}
 }
+
+func TestResumeKnownTrustsOnlyAComparisonThatCovered(t *testing.T) {
+	body := fixtureOfSize(t, 32<<10)
+	first, err := Parse(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cp Checkpoint
+	first.Save(&cp)
+	if len(cp.Prefix()) == 0 {
+		t.Fatal("no prefix saved")
+	}
+	known, err := ResumeKnown(body, &cp, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if known.resumedAt != len(cp.Prefix()) {
+		t.Fatalf("covered body resumed at %d, want %d", known.resumedAt, len(cp.Prefix()))
+	}
+	sameState(t, known, first)
+	known.Release()
+
+	cold, err := ResumeKnown(body, &cp, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cold.resumedAt != 0 {
+		t.Fatal("a body not covered was resumed")
+	}
+	sameState(t, cold, first)
+	cold.Release()
+
+	short := body[:len(cp.Prefix())-1]
+	if r, err := ResumeKnown(short, &cp, true); err == nil {
+		if r.resumedAt != 0 {
+			t.Fatal("a body shorter than the prefix was resumed")
+		}
+		r.Release()
+	}
+	first.Release()
+}
