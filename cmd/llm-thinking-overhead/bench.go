@@ -29,6 +29,9 @@ type gatewayRun struct {
 	samples  []sample // by load, in the order of loads.all
 	lockstep error    // why the lockstep check failed, nil when it passed
 	peakRSS  int64    // bytes
+	// startRSS is the peak resident memory once Caddy served, before the
+	// loads: what starting (and loading the registry) cost.
+	startRSS int64
 	// registryBlocks is how many blocks the registry held once Caddy
 	// served; 0 for a gateway without one.
 	registryBlocks int
@@ -52,6 +55,9 @@ func (b *bench) runRound(round int) ([2]gatewayRun, error) {
 			return runs, fmt.Errorf("%s: %w", g.name, err)
 		}
 		defer p.stop()
+		if runs[via].startRSS, err = peakRSS(p.pid()); err != nil {
+			return runs, err
+		}
 		if g.rewrites() {
 			if runs[via].registryBlocks, err = b.checkRegistry(p); err != nil {
 				return runs, fmt.Errorf("%s: %w", g.name, err)
@@ -95,6 +101,11 @@ func (b *bench) runRound(round int) ([2]gatewayRun, error) {
 		runs[via].lockstep = clients[via].lockstep(b.pacer, b.loads.stream.reply)
 		if runs[via].peakRSS, err = peakRSS(procs[via].pid()); err != nil {
 			return runs, err
+		}
+		if b.profiles != "" && round == 0 {
+			if err := procs[via].heapProfile(heapProfilePath(b.profiles, gateways[via])); err != nil {
+				return runs, fmt.Errorf("%s: %w", gateways[via].name, err)
+			}
 		}
 	}
 	return runs, nil

@@ -53,6 +53,31 @@ func (p *caddyProcess) profile(seconds int, path string) error {
 	return f.Close()
 }
 
+// heapProfile writes a profile of the memory p holds now to path.
+func (p *caddyProcess) heapProfile(path string) error {
+	c := http.Client{Timeout: 30 * time.Second}
+	resp, err := c.Get(p.admin + "/debug/pprof/heap?gc=1")
+	if err != nil {
+		return fmt.Errorf("heap profile: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("heap profile: %s", resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// heapProfilePath names the heap profile of gateway g in dir.
+func heapProfilePath(dir string, g gateway) string { return filepath.Join(dir, g.slug+"-heap.pprof") }
+
 // profilePath names the profile of load l through gateway g in dir.
 func profilePath(dir string, g gateway, l *load) string {
 	return filepath.Join(dir, g.slug+"-"+l.slug+".pprof")

@@ -24,6 +24,8 @@ func report(w io.Writer, s summary) {
 	fmt.Fprintf(w, "every event in its own flush: plain %s; llm_thinking %s\n", s.lockstep[viaPlain], s.lockstep[viaLLMThinking])
 	fmt.Fprintf(w, "peak RSS: plain %.1f MiB, llm_thinking %.1f MiB, difference %+.1f MiB, registry of %d blocks\n",
 		mebibytes(s.peakRSS[viaPlain]), mebibytes(s.peakRSS[viaLLMThinking]), mebibytes(s.peakRSS[viaLLMThinking]-s.peakRSS[viaPlain]), s.registryBlocks)
+	fmt.Fprintf(w, "  of which once started, before the loads: plain %.1f MiB, llm_thinking %.1f MiB\n",
+		mebibytes(s.startRSS[viaPlain]), mebibytes(s.startRSS[viaLLMThinking]))
 }
 
 // String tells whether every event arrived one by one, in how many rounds.

@@ -18,6 +18,7 @@ type summary struct {
 	// streamTTFB is the stream's median time to first byte.
 	streamTTFB [2]time.Duration
 	peakRSS    [2]int64
+	startRSS   [2]int64 // peak once started, before the loads
 	lockstep   [2]lockstepResult
 	// registryBlocks is the fewest blocks llm_thinking's registry held
 	// at a start.
@@ -69,18 +70,18 @@ func summarize(ls loads, rs results, window time.Duration) summary {
 	}
 	for via, runs := range rs {
 		var ttfb []time.Duration
-		var rss []int64
+		var rss, start []int64
 		s.lockstep[via].rounds = len(runs)
 		for _, r := range runs {
 			ttfb = append(ttfb, r.samples[stream].ttfb)
-			rss = append(rss, r.peakRSS)
+			rss, start = append(rss, r.peakRSS), append(start, r.startRSS)
 			if r.lockstep == nil {
 				s.lockstep[via].passed++
 			} else if s.lockstep[via].failure == nil {
 				s.lockstep[via].failure = r.lockstep
 			}
 		}
-		s.streamTTFB[via], s.peakRSS[via] = median(ttfb), median(rss)
+		s.streamTTFB[via], s.peakRSS[via], s.startRSS[via] = median(ttfb), median(rss), median(start)
 	}
 	for _, r := range rs[viaLLMThinking] {
 		if s.registryBlocks == 0 || r.registryBlocks < s.registryBlocks {
