@@ -92,9 +92,11 @@ type edit struct {
 //     message);
 //   - an edited assistant message that would end in a thinking block gets
 //     the placeholder after it;
-//   - with thinking.type "enabled", when the request ends in a tool loop and
-//     the loop's first assistant message lost its leading thinking, the API
-//     would reject the request unless thinking is off for it. The rest of that
+//   - with thinking on ("enabled", or "adaptive", handled alike), when the
+//     request ends in a tool loop and the loop's first assistant message
+//     lost its leading thinking, the API would reject the request unless
+//     thinking is off for it. The config is removed, never turned into
+//     another type (newer models accept only "adaptive"). The rest of that
 //     turn's thinking is removed too (the API refuses thinking in the final
 //     turn when thinking is off) and the thinking config and clear_thinking_*
 //     context edits are dropped for this request only.
@@ -119,7 +121,7 @@ func (r *Request) Rewrite(actions []Action) ([]byte, Result, error) {
 // repairs, whatever the actions:
 //   - when thinking is on and the latest assistant message lost a thinking
 //     block, or the request ends in a tool loop whose first assistant
-//     message does not start with thinking under "enabled", thinking goes
+//     message does not start with thinking while it is on, thinking goes
 //     off for this request (config and clear_thinking_* edits), and the
 //     final turn loses its thinking;
 //   - when thinking is off, the final turn (a trailing tool loop or
@@ -262,8 +264,8 @@ func (r *Request) parts(mi int) []part {
 	return r.content[m.parts.Start:m.parts.End]
 }
 
-// repairToolLoop keeps a trailing tool loop acceptable under "enabled"
-// thinking: when the loop's first assistant message lost its leading
+// repairToolLoop keeps a trailing tool loop acceptable while thinking is
+// on: when the loop's first assistant message lost its leading
 // thinking, the whole turn loses its thinking and the request its thinking
 // config. A cautious rewrite also turns thinking off when the loop's first
 // message does not start with thinking at all, or when thinking is on and
@@ -272,8 +274,8 @@ func (r *Request) repairToolLoop(rw *rewrite) {
 	typ := string(r.thinkingType)
 	turn, first := r.finalTurn()
 	switch {
-	case typ == "enabled" && first >= 0 && r.lostLeadingThinking(first, rw.plans[first], rw.touched[first]):
-	case rw.cautious && typ == "enabled" && first >= 0 && !r.startsWithThinking(rw, first):
+	case thinkingOn(typ) && first >= 0 && r.lostLeadingThinking(first, rw.plans[first], rw.touched[first]):
+	case rw.cautious && thinkingOn(typ) && first >= 0 && !r.startsWithThinking(rw, first):
 	case rw.cautious && thinkingOn(typ) && r.latestLostThinking(rw):
 	default:
 		return

@@ -145,11 +145,11 @@ func TestRewrite(t *testing.T) {
 			res:     Result{Kept: 1, Stripped: 1},
 		},
 		{
-			name:    "adaptive thinking is lenient about tool loops",
+			name:    "adaptive thinking is repaired like enabled: the config goes, never turned into another type",
 			in:      obj(messages(user("do it"), assistant(th("", "glm"), toolUse("t1")), toolResult("t1")), adaptive, clearOnly),
 			actions: []Action{Strip},
-			want:    obj(messages(user("do it"), assistant(toolUse("t1")), toolResult("t1")), adaptive, clearOnly),
-			res:     Result{Stripped: 1},
+			want:    obj(messages(user("do it"), assistant(toolUse("t1")), toolResult("t1"))),
+			res:     Result{Stripped: 1, DroppedThinkingConfig: true},
 		},
 		{
 			name:    "outside a tool loop the config stays",
