@@ -29,6 +29,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	llm_thinking [<matcher>] [<backend>] {
 //	    backend           <name>
 //	    mode              strip|convert_to_text|convert_to_tags|drop_signature
+//	    thinking_models   <glob>...
 //	    registry          <name>
 //	    max_blocks        <n>
 //	    orphan_ttl        <duration>
@@ -59,6 +60,13 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return d.Errf("%s is given twice (first on line %d)", sub, line)
 		}
 		seen[sub] = d.Line()
+		if sub == "thinking_models" {
+			h.ThinkingModels = d.RemainingArgs()
+			if len(h.ThinkingModels) == 0 {
+				return d.ArgErr()
+			}
+			continue
+		}
 		if !d.NextArg() {
 			return d.ArgErr()
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
 )
@@ -184,9 +185,18 @@ func (h *Handler) logPlan(plan policy.Plan, backend string) {
 		}
 	}
 	if res := plan.Result; res.Changed() {
+		redacted := 0
+		for _, d := range plan.Decisions {
+			if d.Kind == block.Redacted {
+				redacted++
+			}
+		}
 		h.logger.Info("thinking.block_handled",
 			zap.String("backend", backend), zap.String("conversation", plan.Conversation),
-			zap.Int("kept", res.Kept), zap.Int("stripped", res.Stripped), zap.Int("converted", res.Converted),
+			zap.String("model", plan.Model), zap.Bool("thinking_capable", plan.ThinkingCapable),
+			zap.Int("thinking_blocks", len(plan.Decisions)-redacted), zap.Int("redacted_blocks", redacted),
+			zap.Int("kept", res.Kept), zap.Int("stripped", res.Stripped), zap.Int("dropped_blocks", res.Stripped),
+			zap.Int("converted", res.Converted), zap.Int("normalized", res.Normalized),
 			zap.Bool("dropped_thinking_config", res.DroppedThinkingConfig))
 	}
 }

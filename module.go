@@ -62,6 +62,15 @@ type Handler struct {
 	// and blocks whose text was omitted, are always stripped.
 	Mode string `json:"mode,omitempty"`
 
+	// ThinkingModels lists the models that can take thinking, as glob
+	// patterns matched against the request's model ("*" any run of
+	// characters, "?" one): a request for any other model has every
+	// thinking and redacted_thinking block removed, whoever produced them,
+	// and the response says thinking_dropped. Unset, every model can. Use
+	// it per backend, with a matcher or a route of its own, for backends
+	// that serve models without thinking (Ollama, vLLM).
+	ThinkingModels []string `json:"thinking_models,omitempty"`
+
 	// Registry names the registry of block origins. Handlers naming the same
 	// registry share it; it survives config reloads. Default "default".
 	Registry string `json:"registry,omitempty"`
@@ -141,7 +150,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	pr.persist(ctx, h.persist(), time.Duration(h.PersistInterval), h.logger)
-	h.policy = &policy.Policy{Registry: pr.reg, Foreign: foreign, Checkpoints: pr.checkpoints, Refresh: pr.refresh}
+	h.policy = &policy.Policy{Registry: pr.reg, Foreign: foreign, Models: policy.Models(h.ThinkingModels),
+		Checkpoints: pr.checkpoints, Refresh: pr.refresh}
 	return nil
 }
 
@@ -155,6 +165,9 @@ func (h *Handler) persist() bool { return h.Persist == nil || *h.Persist }
 // values, so a value gets the same error from the Caddyfile and from JSON.
 func (h *Handler) Validate() error {
 	if _, err := policy.ParseMode(h.Mode); err != nil {
+		return fmt.Errorf("llm_thinking: %w", err)
+	}
+	if err := policy.CheckModels(h.ThinkingModels); err != nil {
 		return fmt.Errorf("llm_thinking: %w", err)
 	}
 	switch {

@@ -19,6 +19,9 @@ type Policy struct {
 	// Foreign is what becomes of a block the target did not produce:
 	// thinking.Strip, or a converting action.
 	Foreign thinking.Action
+	// Models are the models that can take thinking (see Models); a
+	// request for any other has every block stripped.
+	Models Models
 	// Checkpoints, when set, lets a conversation's request be read from
 	// where its previous one left off.
 	Checkpoints *Checkpoints
@@ -77,6 +80,9 @@ const (
 	ReasonNoTarget
 	// ReasonNotProven: a replay keeps only blocks known to be the target's.
 	ReasonNotProven
+	// ReasonModelNotCapable: the request's model cannot take thinking (see
+	// Models).
+	ReasonModelNotCapable
 )
 
 var reasonNames = [...]string{
@@ -87,6 +93,7 @@ var reasonNames = [...]string{
 	ReasonRefused:            "refused",
 	ReasonNoTarget:           "no_target",
 	ReasonNotProven:          "not_proven",
+	ReasonModelNotCapable:    "model_not_capable",
 }
 
 // String returns the reason as logs name it.
@@ -121,6 +128,10 @@ type Plan struct {
 	Target string
 	// Stream reports that the request asks for a streamed response.
 	Stream bool
+	// Model is the model the request asks for, and ThinkingCapable whether
+	// it may take thinking (see Models).
+	Model           string
+	ThinkingCapable bool
 	// Decisions holds one entry per thinking block, in request order.
 	Decisions []Decision
 	// Result counts what the rewrite did.
@@ -164,6 +175,8 @@ func (p *Policy) plan(req Request, replay bool) Plan {
 	}
 	defer parsed.Release()
 	pl.Stream = parsed.Stream()
+	pl.Model = parsed.Model()
+	pl.ThinkingCapable = p.Models.Capable(pl.Model)
 	pl.Conversation = Conversation(req.Header, parsed.UserID)
 
 	blocks := parsed.Blocks()
@@ -223,6 +236,9 @@ func (p *Policy) plan(req Request, replay bool) Plan {
 	for i, b := range blocks {
 		d := Decision{Kind: b.Kind, Message: int32(b.Message), Index: int32(b.Index), Key: b.Key, Origin: adm.Origins[i]}
 		d.Action, d.Reason = p.decide(d.Origin, pl.Target, adm.Mixed, adm.Refused[i], replay)
+		if !pl.ThinkingCapable {
+			d.Action, d.Reason = thinking.Strip, ReasonModelNotCapable
+		}
 		pl.Decisions[i] = d
 		sc.actions = append(sc.actions, d.Action)
 	}

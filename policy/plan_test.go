@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/http"
@@ -156,5 +157,33 @@ func TestParseMode(t *testing.T) {
 	}
 	if _, err := ParseMode("erase"); err == nil || !strings.Contains(err.Error(), `unknown mode "erase"`) {
 		t.Errorf("ParseMode(erase): %v", err)
+	}
+}
+
+func TestAModelThatCannotThinkGetsNoThinking(t *testing.T) {
+	p := newPolicy()
+	p.Models = Models{"claude-*", "qwen3*"}
+	p.Plan(Request{Body: body(), Header: session("s1"), Backend: "ollama"})
+	p.Register("s1", "ollama", []streaming.Block{{Kind: block.Thinking, Key: keyOf("o1")}})
+
+	// The body's model, "m", matches no pattern: even the target's own
+	// block goes.
+	pl := p.Plan(Request{Body: body("o1"), Header: session("s1"), Backend: "ollama"})
+	defer pl.Release()
+	if pl.Model != "m" || pl.ThinkingCapable {
+		t.Fatalf("model %q, capable %v", pl.Model, pl.ThinkingCapable)
+	}
+	if len(pl.Decisions) != 1 || pl.Decisions[0].Action != thinking.Strip || pl.Decisions[0].Reason != ReasonModelNotCapable || pl.Decisions[0].Origin != "ollama" {
+		t.Fatalf("decisions %+v", pl.Decisions)
+	}
+	if pl.Result.Stripped != 1 || strings.Contains(string(pl.Body), `"o1"`) {
+		t.Fatalf("result %+v, body %s", pl.Result, pl.Body)
+	}
+
+	capable := bytes.Replace(body("o1"), []byte(`"model":"m"`), []byte(`"model":"qwen3:8b"`), 1)
+	pl2 := p.Plan(Request{Body: capable, Header: session("s1"), Backend: "ollama"})
+	defer pl2.Release()
+	if !pl2.ThinkingCapable || pl2.Result.Changed() {
+		t.Fatalf("a capable model's own block: capable %v, result %+v", pl2.ThinkingCapable, pl2.Result)
 	}
 }

@@ -98,7 +98,7 @@ func (r *Request) restoreTail(cp *Checkpoint, end int) bool {
 	r.config = cp.final
 	r.thinkingType = append(r.typeBuf[:0], cp.final.thinkingType...)
 	r.typeBuf = r.thinkingType
-	r.contextEdits, r.userID = move(r.contextEdits), move(r.userID)
+	r.contextEdits, r.userID, r.model = move(r.contextEdits), move(r.userID), move(r.model)
 	r.tailAt, r.tailValid = end, cp.tailValid
 	return true
 }

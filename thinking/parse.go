@@ -62,6 +62,7 @@ type config struct {
 	contextEdits     span   // context_management.edits array, if any
 	contextOnlyEdits bool   // context_management holds nothing but edits
 	userID           span   // metadata.user_id literal
+	model            span   // the model literal
 	stream           bool
 }
 
@@ -244,6 +245,18 @@ func (r *Request) ThinkingType() string { return string(r.thinkingType) }
 // Stream reports whether the request asks for a streamed response.
 func (r *Request) Stream() bool { return r.stream }
 
+// Model returns the decoded model the request asks for, or "".
+func (r *Request) Model() string {
+	if r.model.End == 0 {
+		return ""
+	}
+	v, ok := jsonstr.Append(nil, r.model.Of(r.body))
+	if !ok {
+		return ""
+	}
+	return string(v)
+}
+
 // UserID returns the decoded metadata.user_id, or "" when there is none.
 func (r *Request) UserID() string {
 	if r.userID.End == 0 {
@@ -295,6 +308,12 @@ func (r *Request) topMember(keyStart int, key []byte, v int) (int, error) {
 	case "metadata":
 		m.name = metadataMember
 		end, err = r.metadata(v)
+	case "model":
+		end, err = skipValue(b, v)
+		r.model = span{}
+		if err == nil && b[v] == '"' {
+			r.model = span{v, end}
+		}
 	case "stream":
 		m.name = streamMember
 		end, err = skipValue(b, v)

@@ -140,3 +140,23 @@ func TestParseRejects(t *testing.T) {
 		})
 	}
 }
+
+func TestModel(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"model":"claude-sonnet-4-5","messages":[]}`:      "claude-sonnet-4-5",
+		`{"messages":[],"model":"glm-4.6"}`:                "glm-4.6",
+		`{"model":"qwen3:8b\u0021","messages":[]}`:         "qwen3:8b!",
+		`{"model":"a","messages":[],"model":"b"}`:          "b",
+		`{"model":"a","model":7,"messages":[]}`:            "",
+		`{"messages":[{"role":"user","content":"model"}]}`: "",
+	} {
+		req, err := Parse([]byte(body))
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		if got := req.Model(); got != want {
+			t.Errorf("%s: Model() = %q, want %q", body, got, want)
+		}
+		req.Release()
+	}
+}
