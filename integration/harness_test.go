@@ -74,6 +74,13 @@ func newGateway(t *testing.T, flavors map[string]llmtest.Flavor, active string, 
 	}
 	t.Cleanup(g.transport.CloseIdleConnections)
 	t.Cleanup(g.checkLogClean)
+	// Cleanups run last first: the registry stops, writing what it has
+	// left, before its storage directory is removed.
+	t.Cleanup(func() {
+		if err := server.Unload(); err != nil {
+			t.Errorf("unload the config: %v", err)
+		}
+	})
 	for name, f := range flavors {
 		u := llmtest.NewUpstream(name, f)
 		t.Cleanup(u.Close)

@@ -1,0 +1,27 @@
+package gatewaytest
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// Unload replaces the running config with one that serves nothing, so that
+// what the last one held goes away now: its registries write what they
+// have left to storage and stop. A test calls it before the storage
+// directory it gave Caddy is removed, since a registry that outlived the
+// test would write into it while it is being removed.
+func (c *Caddy) Unload() error {
+	empty := fmt.Sprintf("{\n\tadmin %s\n\tpersist_config off\n\tauto_https off\n}\n", c.admin)
+	resp, err := c.client.Post("http://"+c.admin+"/load", "text/caddyfile", strings.NewReader(empty))
+	if err != nil {
+		return fmt.Errorf("POST /load: %w", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("POST /load: %s: %s", resp.Status, body)
+	}
+	return nil
+}
