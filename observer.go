@@ -28,8 +28,9 @@ type observer struct {
 	repl         *caddy.Replacer
 	backend      string // "" until the response names the upstream
 	conversation string
-	blocks       bool // register the blocks of the response
-	hold         bool // hold a small JSON 400 back
+	requested    string // the model the request asked for
+	blocks       bool   // register the blocks of the response
+	hold         bool   // hold a small JSON 400 back
 
 	wroteHeader bool
 	sse         *streaming.SSE
@@ -46,8 +47,9 @@ type observer struct {
 // few hundred bytes.
 const maxHeld = 64 << 10
 
-func (h *Handler) newObserver(w http.ResponseWriter, repl *caddy.Replacer, backend, conversation string, blocks, hold bool) *observer {
-	return &observer{ResponseWriter: w, h: h, repl: repl, backend: backend, conversation: conversation, blocks: blocks, hold: hold, remaining: -1}
+func (h *Handler) newObserver(w http.ResponseWriter, repl *caddy.Replacer, backend, conversation, requested string, blocks, hold bool) *observer {
+	return &observer{ResponseWriter: w, h: h, repl: repl, backend: backend, conversation: conversation, requested: requested,
+		blocks: blocks, hold: hold, remaining: -1}
 }
 
 // WriteHeader chooses how to observe the body from the final status and
@@ -182,17 +184,39 @@ func (o *observer) registerJSON() {
 	o.register(blocks)
 }
 
-// register records the backend as the producer of each finished block.
+// register records the backend as the producer of each finished block,
+// and reports the conversation's first answer under another model name.
 func (o *observer) register(blocks []streaming.Block) {
 	if o.backend == "" {
 		return
 	}
+	o.checkModel()
 	o.h.policy.Register(o.conversation, o.backend, blocks)
 	for _, b := range blocks {
 		if ce := o.h.logger.Check(zap.DebugLevel, "thinking.block_observed"); ce != nil {
 			ce.Write(zap.String("backend", o.backend), zap.String("conversation", o.conversation),
 				zap.Stringer("kind", b.Kind), zap.Int("index", b.Index), zap.Stringer("key", b.Key))
 		}
+	}
+}
+
+// checkModel logs thinking.model_mismatch for the conversation's first
+// answer under another model name than the one asked for: Claude Code
+// replays thinking only from messages of the model it asks for, so such a
+// backend silently loses its own reasoning on every turn.
+func (o *observer) checkModel() {
+	var answered string
+	switch {
+	case o.sse != nil:
+		answered = o.sse.Model()
+	case o.json != nil:
+		answered = o.json.Model()
+	}
+	if o.h.policy.Mismatches.First(o.conversation, o.requested, answered) {
+		o.h.logger.Warn("thinking.model_mismatch",
+			zap.String("conversation", o.conversation), zap.String("backend", o.backend),
+			zap.String("requested", o.requested), zap.String("answered", answered),
+			zap.String("hint", "the client keeps thinking only from answers under the model it asked for; see response_model"))
 	}
 }
 

@@ -38,6 +38,7 @@ const (
 type pooledRegistry struct {
 	reg         *registry.Registry
 	checkpoints *policy.Checkpoints
+	mismatches  *policy.Mismatches
 
 	mu    sync.Mutex
 	store *persist.Store
@@ -63,7 +64,8 @@ func (p *pooledRegistry) Destruct() error {
 // cfg to it when it already exists.
 func acquireRegistry(ctx caddy.Context, name string, cfg registry.Config) (*pooledRegistry, error) {
 	v, loaded, err := registries.LoadOrNew(name, func() (caddy.Destructor, error) {
-		return &pooledRegistry{reg: registry.New(cfg), checkpoints: policy.NewCheckpoints(policy.DefaultCheckpointBudget), name: name}, nil
+		return &pooledRegistry{reg: registry.New(cfg), checkpoints: policy.NewCheckpoints(policy.DefaultCheckpointBudget),
+			mismatches: policy.NewMismatches(), name: name}, nil
 	})
 	if err != nil {
 		return nil, err

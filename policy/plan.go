@@ -22,6 +22,9 @@ type Policy struct {
 	// Models are the models that can take thinking (see Models); a
 	// request for any other has every block stripped.
 	Models Models
+	// Mismatches, when set, remembers the conversations whose backend
+	// answered under another model name (see Mismatches).
+	Mismatches *Mismatches
 	// Checkpoints, when set, lets a conversation's request be read from
 	// where its previous one left off.
 	Checkpoints *Checkpoints

@@ -78,6 +78,8 @@ func (s *SSE) event(data []byte) {
 		if b := s.find(index); b >= 0 {
 			s.stop(b)
 		}
+	case "message_start":
+		s.model = appendModel(s.model[:0], data, "message")
 	case "message_stop":
 		s.report()
 	case "error":

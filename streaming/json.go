@@ -20,6 +20,7 @@ type JSON struct {
 	encoding string
 	body     []byte
 	overflow bool
+	model    string
 }
 
 // NewJSON returns an observer for a body with the given Content-Encoding
@@ -72,8 +73,13 @@ func (j *JSON) Blocks() ([]Block, error) {
 	if it.Err() != nil || string(jsonscan.Name(typ, &buf)) != "message" {
 		return nil, errors.New("streaming: response body is not a message object")
 	}
+	j.model = string(appendModel(nil, body, ""))
 	return contentBlocks(content)
 }
+
+// Model returns the model the body names, once Blocks read it; "" when it
+// names none.
+func (j *JSON) Model() string { return j.model }
 
 // decoded returns the body with its content encoding removed.
 func (j *JSON) decoded() ([]byte, error) {

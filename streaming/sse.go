@@ -23,6 +23,7 @@ type SSE struct {
 	open     []openBlock
 	finished []Block
 	scratch  []byte
+	model    []byte // as message_start names it
 }
 
 var bom = []byte("\xef\xbb\xbf")
@@ -85,6 +86,10 @@ func (s *SSE) Write(p []byte) (int, error) {
 	}
 	return n, nil
 }
+
+// Model returns the model the response's message_start names, or "" when
+// none was read (yet).
+func (s *SSE) Model() string { return string(s.model) }
 
 // Close ends the observation. When message_stop never came, the stream saw
 // no error event, and abort is false, complete is called with the blocks
@@ -190,6 +195,6 @@ func (s *SSE) report() {
 // keep the observer until the response is fully copied.
 func (s *SSE) quit() {
 	s.done = true
-	s.line, s.data, s.scratch = nil, nil, nil
+	s.line, s.data, s.scratch = nil, nil, nil // the model stays readable
 	s.open, s.finished = nil, nil
 }
