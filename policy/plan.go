@@ -25,6 +25,10 @@ type Policy struct {
 	// Mismatches, when set, remembers the conversations whose backend
 	// answered under another model name (see Mismatches).
 	Mismatches *Mismatches
+	// SynthesizedAsTags gives a backend the thinking blocks made from its
+	// own <think> tags back as the text it wrote, tags included, rather
+	// than as thinking blocks.
+	SynthesizedAsTags bool
 	// Checkpoints, when set, lets a conversation's request be read from
 	// where its previous one left off.
 	Checkpoints *Checkpoints
@@ -86,6 +90,9 @@ const (
 	// ReasonModelNotCapable: the request's model cannot take thinking (see
 	// Models).
 	ReasonModelNotCapable
+	// ReasonOwnAsTags: the target produced the block as <think> tags in
+	// its text, and gets it back that way (see SynthesizedAsTags).
+	ReasonOwnAsTags
 )
 
 var reasonNames = [...]string{
@@ -97,6 +104,7 @@ var reasonNames = [...]string{
 	ReasonNoTarget:           "no_target",
 	ReasonNotProven:          "not_proven",
 	ReasonModelNotCapable:    "model_not_capable",
+	ReasonOwnAsTags:          "own_as_tags",
 }
 
 // String returns the reason as logs name it.
@@ -239,6 +247,9 @@ func (p *Policy) plan(req Request, replay bool) Plan {
 	for i, b := range blocks {
 		d := Decision{Kind: b.Kind, Message: int32(b.Message), Index: int32(b.Index), Key: b.Key, Origin: adm.Origins[i]}
 		d.Action, d.Reason = p.decide(d.Origin, pl.Target, adm.Mixed, adm.Refused[i], replay)
+		if b.Synthesized {
+			d.Action, d.Reason = p.decideSynthesized(d, pl.Target)
+		}
 		if !pl.ThinkingCapable {
 			d.Action, d.Reason = thinking.Strip, ReasonModelNotCapable
 		}
@@ -274,6 +285,23 @@ func (p *Policy) decide(origin, target string, mixed, refused, replay bool) (thi
 		return p.Foreign, ReasonUnknownAfterSwitch
 	}
 	return p.Foreign, ReasonForeign
+}
+
+// decideSynthesized decides a block this module made from a backend's
+// think tags: it goes only to the backend that produced it, as it
+// expects it (see SynthesizedAsTags); its signature is this module's, which
+// any backend that checks signatures refuses, so a synthesized block whose
+// producer is not known to be the target is foreign.
+func (p *Policy) decideSynthesized(d Decision, target string) (thinking.Action, Reason) {
+	switch {
+	case d.Origin == "" || d.Origin != target:
+		return p.Foreign, ReasonForeign
+	case d.Action != thinking.Keep:
+		return d.Action, d.Reason
+	case p.SynthesizedAsTags:
+		return thinking.ConvertToTags, ReasonOwnAsTags
+	}
+	return d.Action, d.Reason
 }
 
 // decisions recycles Plan.Decisions (see Plan.Release).

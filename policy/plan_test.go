@@ -187,3 +187,43 @@ func TestAModelThatCannotThinkGetsNoThinking(t *testing.T) {
 		t.Fatalf("a capable model's own block: capable %v, result %+v", pl2.ThinkingCapable, pl2.Result)
 	}
 }
+
+func TestSynthesizedBlocksGoOnlyToTheirProducer(t *testing.T) {
+	const sig = "llmthinking.v1.mac"
+	tagged := []byte(`{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[` +
+		`{"type":"thinking","thinking":"plan","signature":"` + sig + `"},{"type":"text","text":"x"}]},{"role":"user","content":"go on"}],"stream":true}`)
+	var h block.Hasher
+	h.Write([]byte("plan"))
+	key := h.Thinking([]byte(sig))
+	tests := []struct {
+		name     string
+		origin   string // "" leaves the block unknown
+		target   string
+		asTags   bool
+		action   thinking.Action
+		reason   Reason
+		contains string
+	}{
+		{"own, as thinking", "llama", "llama", false, thinking.Keep, ReasonOwn, sig},
+		{"own, as tags", "llama", "llama", true, thinking.ConvertToTags, ReasonOwnAsTags, `"text":"<think>plan</think>"`},
+		{"another backend's", "llama", "anthropic", true, thinking.Strip, ReasonForeign, `{"type":"text","text":"x"}`},
+		{"unknown, though only the target served the conversation", "", "llama", false, thinking.Strip, ReasonForeign, `{"type":"text","text":"x"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPolicy()
+			p.SynthesizedAsTags = tt.asTags
+			if tt.origin != "" {
+				p.Register("s1", tt.origin, []streaming.Block{{Kind: block.Thinking, Key: key}})
+			}
+			pl := p.Plan(Request{Body: tagged, Header: session("s1"), Backend: tt.target})
+			defer pl.Release()
+			if len(pl.Decisions) != 1 || pl.Decisions[0].Action != tt.action || pl.Decisions[0].Reason != tt.reason {
+				t.Fatalf("decisions %+v, want %v %v", pl.Decisions, tt.action, tt.reason)
+			}
+			if !strings.Contains(string(pl.Body), tt.contains) {
+				t.Errorf("body %s lacks %s", pl.Body, tt.contains)
+			}
+		})
+	}
+}

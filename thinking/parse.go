@@ -22,6 +22,9 @@ type Block struct {
 	// Key identifies the block by its whole content (text and signature, or
 	// redacted data), as the response that produced it was keyed.
 	Key block.Key
+	// Synthesized marks a block this module made from a backend's <think>
+	// tags (see block.SynthesizedPrefix).
+	Synthesized bool
 }
 
 // Request is the structure of one Messages request body, as far as this
@@ -575,7 +578,8 @@ func (r *Request) addBlock(p *part, f block.Fields, msg, index int) error {
 		return syntaxError(p.span.Start, "string fields in a thinking block")
 	}
 	p.block = len(r.blocks)
-	r.blocks = append(r.blocks, Block{Kind: f.Kind, Message: msg, Index: index, Key: key})
+	r.blocks = append(r.blocks, Block{Kind: f.Kind, Message: msg, Index: index, Key: key,
+		Synthesized: f.Kind == block.Thinking && block.IsSynthesized(f.Signature.Of(r.body))})
 	return nil
 }
 

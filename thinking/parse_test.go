@@ -62,6 +62,7 @@ func TestParseBlocks(t *testing.T) {
 		assistant(text("x"), `{"type":"thinking","thinking":"a\nb\u00e9","signature":"s\/1"}`, red("r1"), `{"type":"thinking","thinking":"unsigned"}`),
 		`{"role":"assistant","content":"plain string"}`,
 		`{"content":[{"type":"redacted_thinking","data":"d"}],"role":"assistant"}`,
+		assistant(th("from tags", "llmthinking.v1.mac"), text("answer")),
 	))
 	req, err := Parse([]byte(in))
 	if err != nil {
@@ -72,6 +73,7 @@ func TestParseBlocks(t *testing.T) {
 		{Kind: block.Redacted, Message: 2, Index: 2, Key: redactedKey("r1")},
 		{Kind: block.Thinking, Message: 2, Index: 3, Key: thinkingKey("unsigned", "")},
 		{Kind: block.Redacted, Message: 4, Index: 0, Key: redactedKey("d")},
+		{Kind: block.Thinking, Message: 5, Index: 0, Key: thinkingKey("from tags", "llmthinking.v1.mac"), Synthesized: true},
 	}
 	got := req.Blocks()
 	if len(got) != len(want) {

@@ -1,0 +1,39 @@
+package thinktags
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+)
+
+// SignaturePrefix starts every signature DefaultSign mints (see
+// block.SynthesizedPrefix): a block carrying one is known on sight to have
+// been synthesized by this module.
+const SignaturePrefix = block.SynthesizedPrefix
+
+// Sign mints the signature of a synthesized thinking block from the SHA-256
+// digest of its text. It must be deterministic: the block's key covers the
+// signature, and the same text must get the same key from the streaming and
+// the JSON rewriter.
+type Sign func(textSum [sha256.Size]byte) string
+
+// signDomain keeps these MACs apart from any other use of the same key.
+const signDomain = "llm_thinking/think_tags/v1\x00"
+
+// DefaultSign returns the Sign of the module's own format for blocks
+// synthesized from the responses of one backend: SignaturePrefix followed by
+// the unpadded base64url HMAC-SHA256, keyed with the backend's name, of the
+// text digest. Equal thinking from two backends so gets two keys, and the
+// registry never mistakes one backend's block for another's.
+func DefaultSign(backend string) Sign {
+	key := []byte(backend)
+	return func(textSum [sha256.Size]byte) string {
+		mac := hmac.New(sha256.New, key)
+		mac.Write([]byte(signDomain))
+		mac.Write(textSum[:])
+		var sum [sha256.Size]byte
+		return SignaturePrefix + base64.RawURLEncoding.EncodeToString(mac.Sum(sum[:0]))
+	}
+}

@@ -1,0 +1,306 @@
+package thinktags
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"hash"
+	"io"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+)
+
+// maxEvent bounds the bytes of one event (and so of any line) the rewriter
+// reads, and the events it holds back. Past it the rewriter closes the blocks
+// it opened and copies the rest of the stream untouched: a stream it already
+// renumbered may then carry stale indices, but its memory stays bounded.
+const maxEvent = 1 << 20
+
+// errClosed is returned by a Write after Close.
+var errClosed = errors.New("thinktags: write to a closed SSE rewriter")
+
+// SSE rewrites a text/event-stream Messages response as it passes, turning
+// the think sections of its text blocks into thinking blocks.
+//
+// It frames lines and events as the WHATWG event-stream parser does, so the
+// output is the same however the input is cut into Writes. Every event comes
+// out in the Write that completes it, except that the start of a text block
+// waits for its first text, to learn whether a section opens it, and that
+// events carrying a tag that may still be completing wait for the event that
+// decides it. Events it does not change (everything in a stream without
+// tags) come out byte for byte; events it changes or synthesizes are written
+// as "event: <type>" and one "data:" line per data line, ended by "\n".
+//
+// An SSE is not safe for concurrent use.
+type SSE struct {
+	w    io.Writer
+	opts Options
+	err  error // the first error of w, or errClosed
+
+	// Framing.
+	begun   bool   // a line was read, so no byte order mark can follow
+	afterCR bool   // the last Write ended in '\r', which a leading '\n' completes
+	crEnded bool   // that '\r' ended an event
+	lastOut fate   // what became of the last event, to follow it with that '\n'
+	carry   []byte // the bytes of the event being read that came in earlier Writes
+	lineOff int    // where the line being read starts, in carry and then p
+	data    []byte // the data lines of the event being read, joined by '\n'
+	hasData bool
+	name    []byte // the value of the event's last "event" field
+	hasName bool
+	copying bool // gave up: every byte is copied untouched
+
+	// Output of the current Write: out, preceded by the span of p not yet
+	// appended to it.
+	p                  []byte
+	out                []byte
+	spanStart, spanEnd int
+	spanOpen           bool
+
+	runs    []Run  // the runs of the text being split
+	scratch []byte // decoded text with escapes
+
+	// Rewriting.
+	shift   int  // what to add to an upstream index after the text blocks so far
+	seen    bool // a content block started, so AssumeOpen no longer applies
+	dropIdx int  // upstream index of a text block ended early whose events are dropped, or -1
+	left    int  // sections that may still open
+	text    textBlock
+	held    held
+	hasher  block.Hasher
+	sum     hash.Hash
+	blocks  []Block
+}
+
+// fate is what became of an event's bytes.
+type fate uint8
+
+const (
+	dropped fate = iota // rewritten, replaced or dropped
+	copied              // written as they came
+	kept                // held back as they came
+)
+
+// NewSSE returns a rewriter that writes the rewritten stream to w. It panics
+// when opts.Sign is nil.
+func NewSSE(w io.Writer, opts Options) *SSE {
+	if opts.Sign == nil {
+		panic("thinktags: NewSSE with a nil Sign")
+	}
+	return &SSE{w: w, opts: opts, dropIdx: -1, left: maxSections, sum: sha256.New()}
+}
+
+// Blocks returns the thinking blocks synthesized so far, in the order they
+// finished. A block is reported once its signature is written. The slice
+// belongs to the rewriter until the next Write or Close.
+func (s *SSE) Blocks() []Block { return s.blocks }
+
+// Write rewrites the next bytes of the stream and writes what they complete
+// to w, in one call of w.Write at most. It returns len(p) or the error of w,
+// which every later call returns too.
+func (s *SSE) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	if s.copying {
+		return s.copyThrough(p)
+	}
+	s.p, s.out, s.spanOpen = p, s.out[:0], false
+	i, evStart := 0, 0
+	if s.afterCR && len(p) > 0 {
+		s.afterCR = false
+		if p[0] == '\n' {
+			i = 1
+			if s.crEnded {
+				s.lateLF()
+				evStart = 1
+			} else {
+				s.lineOff++ // the '\n' ends the line before
+			}
+		}
+	}
+	s.readLines(p, i, evStart)
+	return s.flushOut(len(p))
+}
+
+// Close ends the stream. A text block still open gets the events that end
+// it: the upstream stopped mid-stream, and the client keeps what it got with
+// every block the rewriter opened closed. The bytes of an event left
+// incomplete are copied when nothing was added after them, and dropped
+// otherwise, as the client would drop them. Close writes to w at most once.
+func (s *SSE) Close() error {
+	if s.err == errClosed {
+		return nil
+	}
+	if s.err != nil {
+		return s.err
+	}
+	if s.copying {
+		s.err = errClosed
+		return nil
+	}
+	s.p, s.out, s.spanOpen = nil, s.out[:0], false
+	if !s.text.active || !s.endText(nil, message{}) {
+		s.emit(s.carry)
+	}
+	_, err := s.flushOut(0)
+	if err == nil {
+		s.err = errClosed
+	}
+	s.release()
+	return err
+}
+
+// readLines reads the lines of p from i on. The event being read is carry
+// followed by p[evStart:].
+func (s *SSE) readLines(p []byte, i, evStart int) {
+	noCR := bytes.IndexByte(p, '\r') < 0
+	for i < len(p) {
+		end, next := -1, -1
+		if noCR {
+			if end = bytes.IndexByte(p[i:], '\n'); end >= 0 {
+				end += i
+				next = end + 1
+			}
+		} else if end, next = lineEnd(p[i:]); end >= 0 {
+			end, next = end+i, next+i
+		}
+		if end < 0 {
+			break
+		}
+		if len(s.carry)+next-evStart > maxEvent {
+			s.giveUp(p[evStart:])
+			return
+		}
+		line := p[i:end]
+		if len(s.carry) > s.lineOff {
+			// The line began in an earlier Write: make it whole in carry,
+			// which then holds the event up to here.
+			s.carry = append(s.carry, p[evStart:next]...)
+			line = s.carry[s.lineOff : len(s.carry)-(next-end)]
+			evStart = next
+		}
+		s.afterCR = next == len(p) && p[end] == '\r'
+		s.crEnded = s.readLine(line)
+		if s.crEnded {
+			s.dispatch(s.rawEvent(p, evStart, next))
+			s.carry, evStart = s.carry[:0], next
+			s.data, s.hasData, s.name, s.hasName = s.data[:0], false, s.name[:0], false
+		}
+		s.lineOff = len(s.carry) + next - evStart
+		i = next
+	}
+	if evStart < len(p) {
+		if len(s.carry)+len(p)-evStart > maxEvent {
+			s.giveUp(p[evStart:])
+			return
+		}
+		s.carry = append(s.carry, p[evStart:]...)
+	}
+}
+
+// rawEvent returns where the bytes of the event that ends at p[end] are.
+func (s *SSE) rawEvent(p []byte, start, end int) event {
+	if len(s.carry) == 0 {
+		return event{inP: true, start: start, end: end, raw: p[start:end], name: s.name, hasName: s.hasName, data: s.data, hasData: s.hasData}
+	}
+	s.carry = append(s.carry, p[start:end]...)
+	return event{raw: s.carry, name: s.name, hasName: s.hasName, data: s.data, hasData: s.hasData}
+}
+
+// readLine interprets one line and reports whether it ends an event.
+func (s *SSE) readLine(line []byte) bool {
+	if !s.begun {
+		s.begun = true
+		line = bytes.TrimPrefix(line, bom)
+	}
+	if len(line) == 0 {
+		return true
+	}
+	field, value := line, line[:0]
+	if i := bytes.IndexByte(line, ':'); i == 0 {
+		return false // a comment
+	} else if i > 0 {
+		field, value = line[:i], line[i+1:]
+		if len(value) > 0 && value[0] == ' ' {
+			value = value[1:]
+		}
+	}
+	switch string(field) {
+	case "data":
+		if s.hasData {
+			s.data = append(s.data, '\n')
+		}
+		s.data = append(s.data, value...)
+		s.hasData = true
+	case "event":
+		s.name, s.hasName = append(s.name[:0], value...), true
+	}
+	return false
+}
+
+var bom = []byte("\xef\xbb\xbf")
+
+// lineEnd finds the first line ending in p ("\n", "\r\n" or a lone "\r").
+// It returns where the line ends and where the next one starts, or -1 when
+// p holds no line ending.
+func lineEnd(p []byte) (end, next int) {
+	lf := bytes.IndexByte(p, '\n')
+	head := p
+	if lf >= 0 {
+		head = p[:lf]
+	}
+	cr := bytes.IndexByte(head, '\r')
+	switch {
+	case cr >= 0 && cr+1 < len(p) && p[cr+1] == '\n':
+		return cr, cr + 2
+	case cr >= 0:
+		return cr, cr + 1
+	case lf >= 0:
+		return lf, lf + 1
+	}
+	return -1, -1
+}
+
+// lateLF places the '\n' that completes the "\r\n" ending the last event,
+// cut from it by the end of the previous Write, where the event's bytes
+// went: so the output is the same however the input was cut.
+func (s *SSE) lateLF() {
+	switch s.lastOut {
+	case copied:
+		s.copySpan(0, 1)
+	case kept:
+		s.held.extendLast('\n')
+	}
+}
+
+// giveUp stops rewriting: the blocks the rewriter opened are closed and the
+// event being read, rest (its bytes in p) and everything after it are copied.
+func (s *SSE) giveUp(rest []byte) {
+	if s.text.active {
+		s.endText(nil, message{})
+	}
+	s.emit(s.carry)
+	s.emit(rest)
+	s.copying = true
+	s.release()
+}
+
+// release lets go of the buffers, which the caller may keep until the
+// response is fully copied.
+func (s *SSE) release() {
+	s.carry, s.data, s.name, s.scratch, s.runs = nil, nil, nil, nil, nil
+	s.held = held{}
+}
+
+// copyThrough writes p untouched.
+func (s *SSE) copyThrough(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if _, err := s.w.Write(p); err != nil {
+		s.err = err
+		return 0, err
+	}
+	return len(p), nil
+}
