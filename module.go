@@ -30,7 +30,7 @@ func init() {
 
 // Defaults for fields left unset.
 const (
-	DefaultRegistry        = "default"
+	DefaultRegistry        = registry.DefaultName
 	DefaultMaxBodySize     = 32 << 20
 	DefaultMaxResponseSize = 8 << 20
 )

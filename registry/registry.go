@@ -28,6 +28,10 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 )
 
+// DefaultName is the name of the registry a gateway uses when its config
+// names none.
+const DefaultName = "default"
+
 // Defaults for Config fields left at zero.
 const (
 	DefaultMaxBlocks = 100_000

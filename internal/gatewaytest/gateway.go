@@ -122,7 +122,7 @@ var caddyfileTemplate = template.Must(template.New("Caddyfile").Parse(`{
 }
 
 http://127.0.0.1:{{.Port}} {
-	respond /__gatewaytest/generation "{{.Generation}}"
+	respond /__gatewaytest/generation "{{.Generation}}" 200
 {{- if and (not .Site.ByHeader) (not .Site.Proxy)}}
 	vars llm_backend {{.Site.Active}}
 {{- end}}

@@ -1,0 +1,13 @@
+// Package command is the `caddy llm-thinking` subcommand, which a Caddy
+// built with llm_thinking has: `status` shows every llm_thinking handler of
+// the running config and the statistics of every registry; `switch` moves
+// one route to another backend, and to other upstreams, in one config
+// change.
+//
+// Both talk to a running Caddy through its admin API only, the way
+// `caddy stop` and `caddy reload` do, and read the config as the admin API
+// serves it (JSON). The package never imports the module itself (the module
+// imports it to register the command), and never prints a header, a body
+// or anything else of the config than backend names, modes, registry names
+// and upstream addresses: configs can hold API keys.
+package command

@@ -1,0 +1,212 @@
+package command
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+)
+
+// statsPath is the admin endpoint of the module's registry statistics.
+const statsPath = "/llm_thinking/stats"
+
+// The mode and the registry of a handler that names none, as the module's
+// Provision sets them.
+const (
+	defaultMode     = policy.ModeStrip
+	defaultRegistry = registry.DefaultName
+)
+
+// statusReport is what `status --json` prints.
+type statusReport struct {
+	// Handlers holds one entry per llm_thinking handler, in config order.
+	Handlers []handlerStatus `json:"handlers"`
+	// Registries is the "registries" member of GET /llm_thinking/stats,
+	// as the admin API served it.
+	Registries json.RawMessage `json:"registries"`
+}
+
+// handlerStatus is one llm_thinking handler and its route.
+type handlerStatus struct {
+	// Server is the HTTP server the route belongs to.
+	Server string `json:"server,omitempty"`
+	// Route is the route's config path, what switch --route takes.
+	Route string `json:"route"`
+	// ID is the route's @id, which switch --route takes too.
+	ID string `json:"id,omitempty"`
+	// Backend is the backend name the config gives the route, when it
+	// tells one: the literal backend, or the value the route's vars
+	// handler gives the variable the backend reads.
+	Backend string `json:"backend,omitempty"`
+	// BackendConfig is the handler's backend as configured; absent when
+	// unset (the backend is then the upstream dialed).
+	BackendConfig string `json:"backend_config,omitempty"`
+	// BackendVar is the variable the backend reads, when the route's vars
+	// handler sets it.
+	BackendVar string `json:"backend_var,omitempty"`
+	// Mode and Registry are the handler's, defaults filled in.
+	Mode     string `json:"mode"`
+	Registry string `json:"registry"`
+	// Proxies are the route's reverse_proxy handlers, in config order.
+	Proxies []proxyStatus `json:"proxies"`
+}
+
+// proxyStatus is one reverse_proxy handler of a route.
+type proxyStatus struct {
+	// SelectedBy holds the backend names whose vars matcher selects it;
+	// absent when none does.
+	SelectedBy []string `json:"selected_by,omitempty"`
+	// Upstreams are the dial addresses of its upstreams.
+	Upstreams []string `json:"upstreams"`
+}
+
+// registryStats is one registry of GET /llm_thinking/stats, as the README
+// documents it. The command reads the admin API's JSON, not the module's
+// types, so that it can talk to a Caddy built at another version.
+type registryStats struct {
+	Blocks        int           `json:"blocks"`
+	Confirmed     int           `json:"confirmed"`
+	Unconfirmed   int           `json:"unconfirmed"`
+	Conversations int           `json:"conversations"`
+	Switches      uint64        `json:"switches"`
+	Retries       uint64        `json:"retries"`
+	Refusals      uint64        `json:"refusals"`
+	Persist       *persistStats `json:"persist"`
+}
+
+// persistStats is the storage work of a registry that persists.
+type persistStats struct {
+	Writes    uint64 `json:"writes"`
+	Failures  uint64 `json:"failures"`
+	Unwritten int    `json:"unwritten"`
+	Dropped   uint64 `json:"dropped"`
+	Loaded    uint64 `json:"loaded"`
+	Bad       uint64 `json:"bad"`
+}
+
+// status prints every llm_thinking handler of the running config and the
+// statistics of every registry: as two tables, or as one JSON document.
+func status(out io.Writer, a admin, asJSON bool) error {
+	config, _, err := a.config()
+	if err != nil {
+		return err
+	}
+	body, _, err := a.get(statsPath)
+	if err != nil {
+		return err
+	}
+	var stats struct {
+		Registries json.RawMessage `json:"registries"`
+	}
+	if err := json.Unmarshal(body, &stats); err != nil {
+		return fmt.Errorf("decoding %s: %w", statsPath, err)
+	}
+	report := statusReport{Handlers: []handlerStatus{}, Registries: stats.Registries}
+	for _, r := range routes(config, configRoot, false) {
+		report.Handlers = append(report.Handlers, statusOf(r))
+	}
+	if asJSON {
+		b, err := json.MarshalIndent(report, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(out, "%s\n", b)
+		return err
+	}
+	var registries map[string]registryStats
+	if err := json.Unmarshal(stats.Registries, &registries); err != nil {
+		return fmt.Errorf("decoding %s: %w", statsPath, err)
+	}
+	return printStatus(out, report.Handlers, registries)
+}
+
+// statusOf reports the route's handler.
+func statusOf(r *route) handlerStatus {
+	s := handlerStatus{
+		Server:        r.server(),
+		Route:         r.path,
+		ID:            r.id(),
+		BackendConfig: str(r.handler, "backend"),
+		Mode:          cmp.Or(str(r.handler, "mode"), defaultMode),
+		Registry:      cmp.Or(str(r.handler, "registry"), defaultRegistry),
+		Proxies:       []proxyStatus{},
+	}
+	s.Backend, _ = r.backendValue()
+	if len(r.setters) > 0 {
+		s.BackendVar = r.backendVar
+	}
+	for _, p := range r.proxies {
+		s.Proxies = append(s.Proxies, proxyStatus{SelectedBy: p.selectedBy, Upstreams: dials(p)})
+	}
+	return s
+}
+
+// printStatus prints the handlers and the registries as two tables.
+func printStatus(out io.Writer, handlers []handlerStatus, registries map[string]registryStats) error {
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	if len(handlers) == 0 {
+		fmt.Fprintln(tw, "no llm_thinking handler in the config")
+	} else {
+		fmt.Fprintln(tw, "SERVER\tROUTE\tID\tBACKEND\tMODE\tREGISTRY\tUPSTREAMS")
+	}
+	for _, h := range handlers {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", dash(h.Server), h.Route, dash(h.ID), describe(h), h.Mode, h.Registry, upstreams(h.Proxies))
+	}
+	fmt.Fprintln(tw)
+	if len(registries) == 0 {
+		fmt.Fprintln(tw, "no registry in use")
+	} else {
+		fmt.Fprintln(tw, "REGISTRY\tBLOCKS\tCONFIRMED\tUNCONFIRMED\tCONVERSATIONS\tSWITCHES\tRETRIES\tREFUSALS\tPERSIST")
+	}
+	for _, name := range slices.Sorted(maps.Keys(registries)) {
+		s := registries[name]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", name, s.Blocks, s.Confirmed, s.Unconfirmed, s.Conversations, s.Switches, s.Retries, s.Refusals, persistence(s.Persist))
+	}
+	return tw.Flush()
+}
+
+// describe says in words what a handler's backend is.
+func describe(h handlerStatus) string {
+	switch {
+	case h.BackendConfig == "":
+		return "(upstream dialed)"
+	case h.Backend != "" && h.BackendVar != "":
+		return h.Backend + " (vars " + h.BackendVar + ")"
+	case h.Backend != "":
+		return h.Backend
+	default:
+		return h.BackendConfig
+	}
+}
+
+// upstreams lists the upstreams of a route's reverse_proxy handlers, each
+// after the backend names that select it.
+func upstreams(proxies []proxyStatus) string {
+	var parts []string
+	for _, p := range proxies {
+		addrs := dash(strings.Join(p.Upstreams, ", "))
+		if p.SelectedBy != nil {
+			addrs = strings.Join(p.SelectedBy, "|") + ": " + addrs
+		}
+		parts = append(parts, addrs)
+	}
+	return dash(strings.Join(parts, "; "))
+}
+
+// persistence summarizes a registry's storage work.
+func persistence(s *persistStats) string {
+	if s == nil {
+		return "off"
+	}
+	return fmt.Sprintf("%d writes, %d failures, %d unwritten, %d dropped, %d loaded, %d bad", s.Writes, s.Failures, s.Unwritten, s.Dropped, s.Loaded, s.Bad)
+}
+
+// dash stands for an empty cell.
+func dash(s string) string { return cmp.Or(s, "-") }
