@@ -30,6 +30,9 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    backend           <name>
 //	    mode              strip|convert_to_text|convert_to_tags|drop_signature
 //	    thinking_models   <glob>...
+//	    think_tags        off|on|open
+//	    think_tags_replay tags|thinking
+//	    response_model    upstream|requested
 //	    registry          <name>
 //	    max_blocks        <n>
 //	    orphan_ttl        <duration>
@@ -88,6 +91,12 @@ func (h *Handler) setSubdirective(d *caddyfile.Dispenser, sub, val string) error
 		h.Backend = val
 	case "mode":
 		h.Mode = val
+	case "think_tags":
+		h.ThinkTags = val
+	case "think_tags_replay":
+		h.ThinkTagsReplay = val
+	case "response_model":
+		h.ResponseModel = val
 	case "registry":
 		h.Registry = val
 	case "max_blocks":

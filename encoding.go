@@ -8,13 +8,13 @@ import (
 )
 
 // narrowAcceptEncoding asks the upstream only for encodings the observer
-// can read: identity for streams (compressing a token stream only adds
-// latency) and gzip, when the client accepts it, for JSON responses, which
-// the observer reads through decompression. br, zstd and deflate are never
-// requested; a response that still arrives in one of them passes through
-// unobserved.
-func narrowAcceptEncoding(r *http.Request, stream bool) {
-	if !stream && slices.Contains(encode.AcceptedEncodings(r, nil), "gzip") {
+// can read: identity when identityOnly (streams, where compressing a token
+// stream only adds latency, and answers to rewrite), else gzip when the
+// client accepts it, for JSON answers, which the observer reads through
+// decompression. br, zstd and deflate are never requested; a response that
+// still arrives in one of them passes through unobserved.
+func narrowAcceptEncoding(r *http.Request, identityOnly bool) {
+	if !identityOnly && slices.Contains(encode.AcceptedEncodings(r, nil), "gzip") {
 		r.Header.Set("Accept-Encoding", "gzip")
 		return
 	}

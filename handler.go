@@ -55,7 +55,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	setBody(r, plan, in, out)
 	publish(w, repl, plan)
 	if ep == messagesEndpoint {
-		narrowAcceptEncoding(r, plan.Stream)
+		// A stream is never compressed; an answer to rewrite must not be.
+		narrowAcceptEncoding(r, plan.Stream || h.rewritesAnswers())
 	}
 	retry := h.retryOnReject() && plan.Passthrough == nil
 	var before http.Header

@@ -14,6 +14,8 @@ package llmthinking
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -70,6 +72,32 @@ type Handler struct {
 	// it per backend, with a matcher or a route of its own, for backends
 	// that serve models without thinking (Ollama, vLLM).
 	ThinkingModels []string `json:"thinking_models,omitempty"`
+
+	// ThinkTags turns reasoning that a backend writes into its text between
+	// <think> and </think> (llama.cpp with --reasoning-format none, some
+	// vLLM, SGLang and LM Studio set-ups, a locally deployed GLM) into a
+	// thinking block before the text, in streams as they pass and in JSON
+	// answers: "off" (default), "on", or "open" for models that omit the
+	// opening tag (DeepSeek-R1 style: the answer starts inside a think
+	// section). Such blocks carry this module's signature and register
+	// like any other: no other backend gets them.
+	ThinkTags string `json:"think_tags,omitempty"`
+
+	// ThinkTagsReplay says how the backend that wrote think tags gets the
+	// blocks made from them back: "tags" (default) as the text it wrote,
+	// "<think>...</think>" included, or "thinking" as thinking blocks, for
+	// backends that read those.
+	ThinkTagsReplay string `json:"think_tags_replay,omitempty"`
+
+	// ResponseModel is the model a successful answer names: "upstream"
+	// (default) leaves it as the backend wrote it, byte for byte;
+	// "requested" makes it the model the client asked for. Claude Code
+	// replays thinking only from answers recorded under the model it asks
+	// for, so a backend that answers under its own name (a gateway mapping
+	// claude-* to glm-*) loses its reasoning on every turn unless this is
+	// "requested". Either way, a conversation's first mismatch is logged
+	// as thinking.model_mismatch.
+	ResponseModel string `json:"response_model,omitempty"`
 
 	// Registry names the registry of block origins. Handlers naming the same
 	// registry share it; it survives config reloads. Default "default".
@@ -151,7 +179,8 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	}
 	pr.persist(ctx, h.persist(), time.Duration(h.PersistInterval), h.logger)
 	h.policy = &policy.Policy{Registry: pr.reg, Foreign: foreign, Models: policy.Models(h.ThinkingModels),
-		Checkpoints: pr.checkpoints, Mismatches: pr.mismatches, Refresh: pr.refresh}
+		SynthesizedAsTags: h.ThinkTagsReplay != thinkTagsReplayThinking,
+		Checkpoints:       pr.checkpoints, Mismatches: pr.mismatches, Refresh: pr.refresh}
 	return nil
 }
 
@@ -169,6 +198,19 @@ func (h *Handler) Validate() error {
 	}
 	if err := policy.CheckModels(h.ThinkingModels); err != nil {
 		return fmt.Errorf("llm_thinking: %w", err)
+	}
+	for _, v := range []struct {
+		name, value string
+		allowed     []string
+	}{
+		{"think_tags", h.ThinkTags, []string{thinkTagsOff, thinkTagsOn, thinkTagsOpen}},
+		{"think_tags_replay", h.ThinkTagsReplay, []string{thinkTagsReplayTags, thinkTagsReplayThinking}},
+		{"response_model", h.ResponseModel, []string{responseModelUpstream, responseModelRequested}},
+	} {
+		if v.value != "" && !slices.Contains(v.allowed, v.value) {
+			last := len(v.allowed) - 1
+			return fmt.Errorf("llm_thinking: %s must be %s or %s, got %q", v.name, strings.Join(v.allowed[:last], ", "), v.allowed[last], v.value)
+		}
 	}
 	switch {
 	case h.MaxBlocks < 0:

@@ -1,6 +1,7 @@
 package llmthinking
 
 import (
+	"io"
 	"mime"
 	"net/http"
 	"strconv"
@@ -9,8 +10,10 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/modelname"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/streaming"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinktags"
 )
 
 // observer passes a response through untouched and at once, while showing
@@ -41,6 +44,15 @@ type observer struct {
 
 	held     bool   // the response is a 400 being held back
 	heldBody []byte // what was held of it
+
+	// Rewriting of a successful answer (see rewrite.go).
+	head          io.Writer      // the first rewriter of a stream, or nil
+	tags          *thinktags.SSE // think tags to thinking blocks
+	names         *modelname.SSE // the model asked for
+	whole         bool           // a JSON answer is held whole to be rewritten
+	wholeBody     []byte
+	renamed       bool   // the JSON answer's model was rewritten
+	upstreamModel string // the model it named before
 }
 
 // maxHeld bounds the 400 bodies held back; the API's error envelopes are a
@@ -63,7 +75,7 @@ func (o *observer) WriteHeader(status int) {
 		o.wroteHeader = true
 		o.start(status)
 	}
-	if !o.held {
+	if !o.held && !o.whole {
 		o.ResponseWriter.WriteHeader(status)
 	}
 }
@@ -98,6 +110,9 @@ func (o *observer) start(status int) {
 			zap.String("reason", "response is in an encoding llm_thinking cannot read"),
 			zap.String("content_encoding", encoding), zap.String("backend", o.backend))
 	}
+	if identity && o.h.rewritesAnswers() {
+		o.rewriteAnswer(mediaType)
+	}
 }
 
 // answeredBy learns the backend of a request sent without one: the
@@ -128,6 +143,17 @@ func (o *observer) Write(p []byte) (int, error) {
 			return 0, err
 		}
 	}
+	switch {
+	case o.whole && o.holdWhole(p):
+		return len(p), nil
+	case o.head != nil:
+		return o.writeRewritten(p)
+	}
+	return o.pass(p)
+}
+
+// pass shows p to the observer, then writes it to the client.
+func (o *observer) pass(p []byte) (int, error) {
 	if o.sse != nil || o.json != nil {
 		o.observe(p)
 	}
@@ -162,6 +188,13 @@ func (o *observer) stop() { o.sse, o.json = nil, nil }
 // when the response did not complete (an error or a panic upstream).
 func (o *observer) finish(aborted bool) {
 	defer recoverBug(o.h.logger, o.backend, o.stop)
+	aborted = aborted || o.failed
+	switch {
+	case o.whole && !aborted:
+		o.releaseWhole(true)
+	case o.head != nil && !aborted:
+		o.closeRewriters()
+	}
 	aborted = aborted || o.failed
 	switch {
 	case o.sse != nil:
@@ -205,13 +238,7 @@ func (o *observer) register(blocks []streaming.Block) {
 // replays thinking only from messages of the model it asks for, so such a
 // backend silently loses its own reasoning on every turn.
 func (o *observer) checkModel() {
-	var answered string
-	switch {
-	case o.sse != nil:
-		answered = o.sse.Model()
-	case o.json != nil:
-		answered = o.json.Model()
-	}
+	answered := o.answeredModel()
 	if o.h.policy.Mismatches.First(o.conversation, o.requested, answered) {
 		o.h.logger.Warn("thinking.model_mismatch",
 			zap.String("conversation", o.conversation), zap.String("backend", o.backend),

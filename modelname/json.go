@@ -1,0 +1,83 @@
+package modelname
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
+)
+
+// readStart reads the type of an event's data and, for message_start, where
+// the model literal of its message lies in data and what it says.
+func readStart(data []byte) (typ string, model [2]int, upstream string) {
+	var buf [32]byte
+	var message []byte
+	at := 0
+	it := jsonscan.Members(data, jsonscan.SkipSpace(data, 0))
+	for k, v, ok := it.Next(); ok; k, v, ok = it.Next() {
+		end, ok := it.Skip()
+		if !ok {
+			break
+		}
+		switch string(jsonscan.Name(k, &buf)) {
+		case "type":
+			typ = string(jsonscan.Name(data[v:end], &buf))
+		case "message":
+			message, at = data[v:end], v
+		}
+	}
+	if it.Err() != nil || typ != "message_start" || len(message) == 0 {
+		return typ, model, ""
+	}
+	model, upstream = modelMember(message)
+	if model[1] != 0 {
+		model[0], model[1] = model[0]+at, model[1]+at
+	}
+	return typ, model, upstream
+}
+
+// modelMember returns where the "model" string of the object obj lies and
+// what it says; model[1] is 0 when there is none.
+func modelMember(obj []byte) (model [2]int, name string) {
+	var buf [32]byte
+	it := jsonscan.Members(obj, jsonscan.SkipSpace(obj, 0))
+	for k, v, ok := it.Next(); ok; k, v, ok = it.Next() {
+		end, ok := it.Skip()
+		if !ok {
+			break
+		}
+		if string(jsonscan.Name(k, &buf)) == "model" {
+			model = [2]int{v, end}
+		}
+	}
+	if it.Err() != nil || model[1] == 0 || obj[model[0]] != '"' {
+		return [2]int{}, ""
+	}
+	v, ok := jsonstr.Append(nil, obj[model[0]:model[1]])
+	if !ok {
+		return [2]int{}, ""
+	}
+	return model, string(v)
+}
+
+// RewriteJSON returns a JSON Messages response body naming the model
+// requested, and the model the body named. A body that names none, or
+// names the requested one already, comes back as it was.
+func RewriteJSON(body []byte, requested string) (out []byte, upstream string) {
+	model, upstream := modelMember(body)
+	lit := literal(requested)
+	if model[1] == 0 || bytes.Equal(body[model[0]:model[1]], lit) {
+		return body, upstream
+	}
+	out = make([]byte, 0, len(body)-(model[1]-model[0])+len(lit))
+	out = append(out, body[:model[0]]...)
+	out = append(out, lit...)
+	return append(out, body[model[1]:]...), upstream
+}
+
+// literal returns a model name as a JSON string.
+func literal(model string) []byte {
+	b, _ := json.Marshal(model) // a string always marshals
+	return b
+}

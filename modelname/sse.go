@@ -1,0 +1,162 @@
+package modelname
+
+import (
+	"bytes"
+	"io"
+)
+
+// maxHeld bounds what an SSE holds back while it looks for message_start,
+// which is the first event of a response and a few hundred bytes long.
+const maxHeld = 64 << 10
+
+// SSE rewrites the model of the message_start event of a text/event-stream
+// Messages response written to it, and writes the stream on to w. It holds
+// bytes back only until the event that decides is complete: message_start
+// itself, or a content event, which means there is none to rewrite. An SSE
+// is not safe for concurrent use.
+type SSE struct {
+	w        io.Writer
+	literal  []byte // the requested model, as a JSON string
+	held     []byte
+	done     bool
+	upstream string
+	rewrote  bool
+}
+
+// NewSSE returns an SSE that writes to w with the model requested.
+func NewSSE(w io.Writer, requested string) *SSE {
+	return &SSE{w: w, literal: literal(requested)}
+}
+
+// Upstream returns the model the backend named in message_start, or "".
+func (s *SSE) Upstream() string { return s.upstream }
+
+// Write passes p on, rewritten once message_start is complete. It returns
+// the error of the underlying writer; its count is of p.
+func (s *SSE) Write(p []byte) (int, error) {
+	if s.done {
+		return s.w.Write(p)
+	}
+	s.held = append(s.held, p...)
+	for !s.done {
+		end := eventEnd(s.held)
+		if end < 0 {
+			if len(s.held) > maxHeld {
+				s.done = true // no event that long is one to rewrite
+			}
+			break
+		}
+		if s.event(s.held[:end]) {
+			s.done = true
+			break
+		}
+		// An event before message_start (a ping): it leaves now.
+		if _, err := s.w.Write(s.held[:end]); err != nil {
+			return len(p), err
+		}
+		s.held = s.held[:copy(s.held, s.held[end:])]
+	}
+	if !s.done {
+		return len(p), nil
+	}
+	_, err := s.w.Write(s.held)
+	s.held = nil
+	return len(p), err
+}
+
+// Close writes what is still held back, a stream cut before its first
+// event ended.
+func (s *SSE) Close() error {
+	if s.done || len(s.held) == 0 {
+		s.done = true
+		return nil
+	}
+	s.done = true
+	_, err := s.w.Write(s.held)
+	s.held = nil
+	return err
+}
+
+// event looks at one whole event at the start of s.held, rewriting it in
+// place when it is message_start, and reports whether it decides the
+// stream: message_start, or any event but a ping.
+func (s *SSE) event(ev []byte) bool {
+	start, end, ok := dataLine(ev)
+	if !ok {
+		return false // comments, retry lines: nothing to decide
+	}
+	data := ev[start:end]
+	typ, model, upstream := readStart(data)
+	switch typ {
+	case "ping":
+		return false
+	case "message_start":
+	default:
+		return true
+	}
+	s.upstream = upstream
+	if model[1] == 0 || bytes.Equal(data[model[0]:model[1]], s.literal) {
+		return true
+	}
+	at, to := start+model[0], start+model[1]
+	rewritten := make([]byte, 0, len(s.held)+len(s.literal))
+	rewritten = append(rewritten, s.held[:at]...)
+	rewritten = append(rewritten, s.literal...)
+	s.held = append(rewritten, s.held[to:]...)
+	s.rewrote = true
+	return true
+}
+
+// eventEnd returns where the first event of b ends, just past the blank
+// line that ends it, or -1 when b holds no whole event. Lines end in "\n",
+// "\r\n" or "\r", as in the event-stream format.
+func eventEnd(b []byte) int {
+	lineStart := 0
+	for i := 0; i < len(b); {
+		j := bytes.IndexAny(b[i:], "\r\n")
+		if j < 0 {
+			return -1
+		}
+		i += j
+		next := i + 1
+		if b[i] == '\r' {
+			if next == len(b) {
+				return -1 // the "\n" of a "\r\n" may still come
+			}
+			if b[next] == '\n' {
+				next++
+			}
+		}
+		if i == lineStart {
+			return next // a blank line
+		}
+		lineStart, i = next, next
+	}
+	return -1
+}
+
+// dataLine returns where the value of the event's one data line starts and
+// ends; an event with no data line, or several, is not one to rewrite.
+func dataLine(ev []byte) (start, end int, ok bool) {
+	found := false
+	for i := 0; i < len(ev); {
+		j := bytes.IndexAny(ev[i:], "\r\n")
+		if j < 0 {
+			j = len(ev) - i
+		}
+		line := ev[i : i+j]
+		if rest, is := bytes.CutPrefix(line, []byte("data:")); is {
+			if found {
+				return 0, 0, false
+			}
+			found = true
+			start = i + len("data:")
+			if len(rest) > 0 && rest[0] == ' ' {
+				start++
+			}
+			end = i + j
+		}
+		i += j + 1
+	}
+	return start, end, found
+}
