@@ -25,6 +25,11 @@ func (AdminAPI) CaddyModule() caddy.ModuleInfo {
 	}
 }
 
+// Provision adds llm_thinking's metrics to the Prometheus registry of the
+// config being loaded, the one the admin endpoint's /metrics serves, so
+// that they are there whatever the config holds.
+func (AdminAPI) Provision(ctx caddy.Context) error { return registerMetrics(ctx) }
+
 // Routes returns the admin routes.
 func (a AdminAPI) Routes() []caddy.AdminRoute {
 	return []caddy.AdminRoute{{Pattern: "/llm_thinking/stats", Handler: caddy.AdminHandlerFunc(a.serveStats)}}
@@ -43,5 +48,8 @@ func (AdminAPI) serveStats(w http.ResponseWriter, r *http.Request) error {
 	return json.NewEncoder(w).Encode(StatsResponse{Registries: registryStats()})
 }
 
-// Interface guard
-var _ caddy.AdminRouter = AdminAPI{}
+// Interface guards
+var (
+	_ caddy.AdminRouter = AdminAPI{}
+	_ caddy.Provisioner = AdminAPI{}
+)

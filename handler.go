@@ -75,6 +75,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	// The upstream refused the request for its thinking: the client never
 	// sees that. Replay it once, with only what the upstream must accept.
 	refuser := cmp.Or(backend, ow.backend)
+	metrics.countRetry(refuser)
 	h.logger.Info("thinking.retry", zap.String("backend", refuser), zap.String("conversation", plan.Conversation),
 		zap.String("upstream_message", msg))
 	replayOut := emptyBody()
@@ -161,6 +162,7 @@ func (h *Handler) plan(req policy.Request, refusal *policy.Refusal) (plan policy
 		plan = h.policy.Plan(req)
 	}
 	h.logPlan(plan, plan.Target)
+	metrics.countPlan(plan)
 	plan.Release() // the decisions were only needed for the log
 	return plan
 }

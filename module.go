@@ -172,6 +172,9 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.Validate(); err != nil {
 		return err
 	}
+	if err := registerMetrics(ctx); err != nil {
+		return err
+	}
 	foreign, _ := policy.ParseMode(h.Mode)
 	pr, err := acquireRegistry(ctx, h.Registry, registry.Config{MaxBlocks: h.MaxBlocks, OrphanTTL: time.Duration(h.OrphanTTL)})
 	if err != nil {

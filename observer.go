@@ -124,6 +124,7 @@ func (o *observer) answeredBy(status int) {
 		return
 	}
 	if switched, previous := o.h.policy.Registry.Served(o.conversation, o.backend); switched {
+		metrics.countSwitch(o.backend)
 		o.h.logger.Info("thinking.backend_switch",
 			zap.String("from", previous), zap.String("to", o.backend), zap.String("conversation", o.conversation))
 	}
@@ -225,6 +226,7 @@ func (o *observer) register(blocks []streaming.Block) {
 	}
 	o.checkModel()
 	o.h.policy.Register(o.conversation, o.backend, blocks)
+	metrics.countObserved(o.backend, len(blocks))
 	for _, b := range blocks {
 		if ce := o.h.logger.Check(zap.DebugLevel, "thinking.block_observed"); ce != nil {
 			ce.Write(zap.String("backend", o.backend), zap.String("conversation", o.conversation),

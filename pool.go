@@ -40,9 +40,10 @@ type pooledRegistry struct {
 	checkpoints *policy.Checkpoints
 	mismatches  *policy.Mismatches
 
-	mu    sync.Mutex
-	store *persist.Store
-	name  string
+	mu           sync.Mutex
+	store        *persist.Store
+	closedStores persistTotals // the work of stores closed by reloads
+	name         string
 }
 
 // Destruct writes what is left to storage, once no config uses the
@@ -96,6 +97,7 @@ func (p *pooledRegistry) persist(ctx caddy.Context, on bool, interval time.Durat
 		cctx, cancel := context.WithTimeout(ctx, closeTimeout)
 		defer cancel()
 		p.store.Close(cctx)
+		p.closedStores.add(p.store.Stats())
 		p.store = nil
 	}
 }
