@@ -183,7 +183,7 @@ func (h *Handler) logPlan(plan policy.Plan, backend string) {
 		if ce := h.logger.Check(zap.DebugLevel, "thinking.block_decision"); ce != nil {
 			ce.Write(zap.String("backend", backend), zap.String("conversation", plan.Conversation),
 				zap.Int32("message", d.Message), zap.Int32("index", d.Index), zap.Stringer("kind", d.Kind),
-				zap.String("origin", d.Origin), zap.Bool("kept", d.Action == thinking.Keep),
+				zap.String("origin", d.Origin), zap.Bool("kept", d.Action == thinking.Keep || d.Action == thinking.KeepAsTags),
 				zap.Stringer("reason", d.Reason), zap.Stringer("key", d.Key))
 		}
 	}
@@ -199,7 +199,7 @@ func (h *Handler) logPlan(plan policy.Plan, backend string) {
 			zap.String("model", plan.Model), zap.Bool("thinking_capable", plan.ThinkingCapable),
 			zap.Int("thinking_blocks", len(plan.Decisions)-redacted), zap.Int("redacted_blocks", redacted),
 			zap.Int("kept", res.Kept), zap.Int("stripped", res.Stripped), zap.Int("dropped_blocks", res.Stripped),
-			zap.Int("converted", res.Converted), zap.Int("normalized", res.Normalized),
+			zap.Int("converted", res.Converted), zap.Int("normalized", res.Normalized), zap.Int("as_tags", res.AsTags),
 			zap.Bool("dropped_thinking_config", res.DroppedThinkingConfig))
 	}
 }

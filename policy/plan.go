@@ -299,7 +299,7 @@ func (p *Policy) decideSynthesized(d Decision, target string) (thinking.Action, 
 	case d.Action != thinking.Keep:
 		return d.Action, d.Reason
 	case p.SynthesizedAsTags:
-		return thinking.ConvertToTags, ReasonOwnAsTags
+		return thinking.KeepAsTags, ReasonOwnAsTags
 	}
 	return d.Action, d.Reason
 }

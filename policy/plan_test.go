@@ -205,7 +205,7 @@ func TestSynthesizedBlocksGoOnlyToTheirProducer(t *testing.T) {
 		contains string
 	}{
 		{"own, as thinking", "llama", "llama", false, thinking.Keep, ReasonOwn, sig},
-		{"own, as tags", "llama", "llama", true, thinking.ConvertToTags, ReasonOwnAsTags, `"text":"<think>plan</think>"`},
+		{"own, as tags", "llama", "llama", true, thinking.KeepAsTags, ReasonOwnAsTags, `"text":"<think>plan</think>"`},
 		{"another backend's", "llama", "anthropic", true, thinking.Strip, ReasonForeign, `{"type":"text","text":"x"}`},
 		{"unknown, though only the target served the conversation", "", "llama", false, thinking.Strip, ReasonForeign, `{"type":"text","text":"x"}`},
 	}

@@ -28,6 +28,11 @@ const (
 	// DropSignature keeps a thinking block without its signature, for
 	// backends that accept unsigned thinking.
 	DropSignature
+	// KeepAsTags gives the target its own reasoning back as the text it
+	// wrote it in, wrapped in <think></think> (see package thinktags): the
+	// block counts as kept, and a tool loop that starts with it has not
+	// lost its thinking.
+	KeepAsTags
 )
 
 // ErrInvalidJSON reports a body that would need edits but is not valid
@@ -56,11 +61,14 @@ type Result struct {
 	// Normalized counts the AI SDK reasoning parts sent as the API's
 	// thinking blocks, and the messages whose thinking moved to the front.
 	Normalized int
+	// AsTags counts the kept blocks sent as the tagged text their producer
+	// wrote (KeepAsTags).
+	AsTags int
 }
 
 // Changed reports whether the body was edited.
 func (r Result) Changed() bool {
-	return r.Stripped > 0 || r.Converted > 0 || r.DroppedThinkingConfig || r.Normalized > 0
+	return r.Stripped > 0 || r.Converted > 0 || r.DroppedThinkingConfig || r.Normalized > 0 || r.AsTags > 0
 }
 
 // piece is one content block of a rewritten message.
@@ -69,7 +77,12 @@ type piece struct {
 	raw       []byte
 	block     int  // the Request block it came from, or -1
 	converted bool // counted in Result.Converted
+	ownTags   bool // the target's own reasoning, as tagged text (KeepAsTags)
 }
+
+// reasons reports whether the piece carries reasoning the target can read
+// as its own: a thinking block, or its own tagged text.
+func (p piece) reasons() bool { return p.typ.isThinking() || p.ownTags }
 
 // edit replaces a range of the body with repl or, for a content array,
 // with the array of pieces.
@@ -315,7 +328,7 @@ func (r *Request) stripTurn(rw *rewrite, turn []int) {
 // block after the rewrite.
 func (r *Request) startsWithThinking(rw *rewrite, mi int) bool {
 	if rw.touched[mi] {
-		return len(rw.plans[mi]) > 0 && rw.plans[mi][0].typ.isThinking()
+		return len(rw.plans[mi]) > 0 && rw.plans[mi][0].reasons()
 	}
 	parts := r.parts(mi)
 	return len(parts) > 0 && parts[0].typ.isThinking()
@@ -337,7 +350,7 @@ func (r *Request) latestLostThinking(rw *rewrite) bool {
 				before++
 			}
 		}
-		return before > len(slices.DeleteFunc(slices.Clone(rw.plans[mi]), func(p piece) bool { return !p.typ.isThinking() }))
+		return before > len(slices.DeleteFunc(slices.Clone(rw.plans[mi]), func(p piece) bool { return !p.reasons() }))
 	}
 	return false
 }
@@ -409,12 +422,16 @@ func (r *Request) apply(rw *rewrite, parts []part) []piece {
 			continue
 		}
 		converted, ok := r.convert(rw, p, rw.actions[p.block])
-		if !ok {
+		switch {
+		case !ok:
 			rw.res.Stripped++
 			continue
+		case converted.ownTags:
+			rw.res.AsTags++
+		default:
+			rw.res.Converted++
+			converted.converted = true
 		}
-		rw.res.Converted++
-		converted.converted = true
 		rw.arena = append(rw.arena, converted)
 	}
 	// Capped, so that a plan that grows never writes over the next one.
@@ -434,8 +451,9 @@ func (r *Request) convert(rw *rewrite, p part, a Action) (piece, bool) {
 	switch a {
 	case ConvertToText:
 		out = slices.Concat([]byte(`{"type":"text","text":`), lit, []byte(`}`))
-	case ConvertToTags:
+	case ConvertToTags, KeepAsTags:
 		out = slices.Concat([]byte(`{"type":"text","text":"<think>`), lit[1:len(lit)-1], []byte(`</think>"}`))
+		return piece{typ: textPart, raw: out, block: p.block, ownTags: a == KeepAsTags}, true
 	case DropSignature:
 		if p.reasoning {
 			return piece{typ: thinkingPart, raw: rw.normalized(r, p, false), block: p.block}, true
@@ -515,7 +533,7 @@ func (r *Request) lostLeadingThinking(mi int, plan []piece, touched bool) bool {
 	if !leading {
 		return false
 	}
-	return touched && (len(plan) == 0 || !plan[0].typ.isThinking())
+	return touched && (len(plan) == 0 || !plan[0].reasons())
 }
 
 // stripThinking removes the thinking pieces left in a plan.

@@ -152,6 +152,13 @@ func TestRewrite(t *testing.T) {
 			res:     Result{Stripped: 1, DroppedThinkingConfig: true},
 		},
 		{
+			name:    "the target's own reasoning kept as tags leaves a tool loop its thinking",
+			in:      obj(messages(user("do it"), assistant(th("plan", "llmthinking.v1.m"), toolUse("t1")), toolResult("t1")), enabled, clearOnly),
+			actions: []Action{KeepAsTags},
+			want:    obj(messages(user("do it"), assistant(text("<think>plan</think>"), toolUse("t1")), toolResult("t1")), enabled, clearOnly),
+			res:     Result{Kept: 1, AsTags: 1},
+		},
+		{
 			name:    "outside a tool loop the config stays",
 			in:      obj(messages(user("q"), assistant(th("", "glm"), toolUse("t1")), toolResult("t1"), assistant(text("done")), user("next")), enabled),
 			actions: []Action{Strip},
