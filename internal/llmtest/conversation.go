@@ -41,11 +41,18 @@ type Conversation struct {
 	Client *http.Client
 	// Messages is the history, exactly as it will be replayed.
 	Messages []json.RawMessage
+	// ModelBoundThinking replays the thinking of an assistant message only
+	// when the model the client recorded with it (see RecordedModel) is the
+	// model it asks for now, as Claude Code does: the thinking of an answer
+	// recorded under another model name is left out of every later request.
+	ModelBoundThinking bool
 	// OnFirstByte, when set, is called once per request as soon as the
 	// first byte of the response body arrives, before the rest is read.
 	// Setting it to the release function of Upstream.HoldStream proves that
 	// the stream was not buffered on its way.
 	OnFirstByte func()
+
+	models []string // the model recorded with each history message, by position
 }
 
 // NewConversation returns a streaming conversation with thinking enabled, as
@@ -137,9 +144,10 @@ func (c *Conversation) Send() (*Turn, error) {
 			turn.ErrorType, turn.ErrorMessage = sm.errType, sm.errMessage
 			return turn, nil
 		}
-		content, turn.StopReason = sm.content, sm.stopReason
+		content, turn.StopReason, turn.Model = sm.content, sm.stopReason, sm.model
 	} else {
 		var m struct {
+			Model      string          `json:"model"`
 			Content    json.RawMessage `json:"content"`
 			StopReason string          `json:"stop_reason"`
 		}
@@ -149,11 +157,12 @@ func (c *Conversation) Send() (*Turn, error) {
 		if content, err = stringifyJS(m.Content); err != nil {
 			return turn, fmt.Errorf("llmtest: content from %s: %w", c.BaseURL, err)
 		}
-		turn.StopReason = m.StopReason
+		turn.StopReason, turn.Model = m.StopReason, m.Model
 	}
 	msg := append([]byte(`{"role":"assistant","content":`), content...)
 	turn.Message = append(msg, '}')
 	c.Messages = append(c.Messages, turn.Message)
+	c.record(len(c.Messages)-1, turn.Model)
 	return turn, nil
 }
 
@@ -193,6 +202,9 @@ func (c *Conversation) body(withStream bool) []byte {
 	for i, m := range c.Messages {
 		if i > 0 {
 			b = append(b, ',')
+		}
+		if c.ModelBoundThinking && c.answeredByOther(i, model) {
+			m = withoutThinking(m)
 		}
 		b = append(b, m...)
 	}

@@ -15,6 +15,12 @@ const (
 	// Unsigned is Ollama-like: its thinking blocks carry no signature at all,
 	// it validates nothing and never emits redacted_thinking.
 	Unsigned
+	// Tagged is llama.cpp with --reasoning-format none: it emits no thinking
+	// block but writes its reasoning into its text, between <think> and
+	// </think> (see Upstream.OmitOpeningTag), streams that text in deltas
+	// of a few runes, writes "<", ">" and "&" in its JSON as they are, and
+	// validates nothing.
+	Tagged
 )
 
 // String returns the flavor's name.
@@ -26,6 +32,8 @@ func (f Flavor) String() string {
 		return "Lenient"
 	case Unsigned:
 		return "Unsigned"
+	case Tagged:
+		return "Tagged"
 	}
 	return "Flavor(" + strconv.Itoa(int(f)) + ")"
 }

@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -27,6 +28,8 @@ type replyBlock struct {
 	data      string
 	id, name  string
 	input     string // tool_use input as JSON
+	fine      bool   // text streamed in deltas of 3 to 5 runes (see fineChunks)
+	phase     int    // where the cycle of fineChunks starts
 }
 
 // thinkingText is deliberately full of characters that need escaping, so
@@ -41,25 +44,34 @@ const hugeText = 3 << 20
 
 // compose scripts the n-th response of u to req: "[tool]" in the last
 // message asks for a tool call, "[redacted]" for a redacted_thinking block,
-// "[huge]" for a text of hugeText bytes (streamed in three deltas).
+// "[huge]" for a text of hugeText bytes (streamed in three deltas). Callers
+// hold u.mu.
 func (u *Upstream) compose(req *request, n, inputTokens int) *reply {
 	script := req.scriptText()
 	rep := &reply{
 		id:          fmt.Sprintf("msg_%s_%d", u.name, n),
-		model:       req.model,
+		model:       cmp.Or(u.answerAs, req.model),
 		inputTokens: inputTokens,
 	}
+	section := "" // a Tagged reply's reasoning, written into its text
 	if req.thinkingOn() {
 		text := thinkingText(u.name, n)
-		if req.thinkingDisplay == "omitted" {
-			text = ""
-		}
-		rep.blocks = append(rep.blocks, u.thinkingBlock(text))
-		if strings.Contains(script, "[redacted]") && u.flavor != Unsigned {
-			rep.blocks = append(rep.blocks, u.redactedBlock())
+		if u.flavor == Tagged {
+			section = u.thinkSection(text)
+		} else {
+			if req.thinkingDisplay == "omitted" {
+				text = ""
+			}
+			rep.blocks = append(rep.blocks, u.thinkingBlock(text))
+			if strings.Contains(script, "[redacted]") && u.flavor != Unsigned {
+				rep.blocks = append(rep.blocks, u.redactedBlock())
+			}
 		}
 	}
 	if strings.Contains(script, "[tool]") {
+		if section != "" {
+			rep.blocks = append(rep.blocks, u.textBlock(section, n))
+		}
 		input, _ := json.Marshal(map[string]string{"command": "echo " + u.name})
 		rep.blocks = append(rep.blocks, replyBlock{
 			kind:  "tool_use",
@@ -69,11 +81,13 @@ func (u *Upstream) compose(req *request, n, inputTokens int) *reply {
 		})
 		rep.stopReason = "tool_use"
 	} else {
-		text := fmt.Sprintf("%s answer %d.", u.name, n)
+		text := section + fmt.Sprintf("%s answer %d.", u.name, n)
+		b := u.textBlock(text, n)
 		if strings.Contains(script, "[huge]") {
-			text += strings.Repeat("x", hugeText)
+			b.text += strings.Repeat("x", hugeText)
+			b.fine = false
 		}
-		rep.blocks = append(rep.blocks, replyBlock{kind: "text", text: text})
+		rep.blocks = append(rep.blocks, b)
 		rep.stopReason = "end_turn"
 	}
 	size := 0
@@ -82,6 +96,12 @@ func (u *Upstream) compose(req *request, n, inputTokens int) *reply {
 	}
 	rep.outputTokens = 1 + size/4
 	return rep
+}
+
+// textBlock is a text block of the n-th response; a Tagged instance
+// streams it in deltas of a few runes.
+func (u *Upstream) textBlock(text string, n int) replyBlock {
+	return replyBlock{kind: "text", text: text, fine: u.flavor == Tagged, phase: n}
 }
 
 func (u *Upstream) thinkingBlock(text string) replyBlock {

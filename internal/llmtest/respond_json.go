@@ -3,7 +3,6 @@ package llmtest
 import (
 	"bytes"
 	"compress/gzip"
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -67,13 +66,10 @@ func (a answer) fail(status int, errType, message string) {
 	a.writeJSON(status, env, message)
 }
 
-// writeJSON writes v with encoding/json's default settings (HTML-escaped), gzip
+// writeJSON writes v as the Upstream encodes JSON (see marshal), gzip
 // encoded when the Upstream and the request allow it.
 func (a answer) writeJSON(status int, v any, errMessage string) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		panic("llmtest: encoding a response: " + err.Error())
-	}
+	body := a.u.marshal(v)
 	h := a.w.Header()
 	h.Set("Content-Type", "application/json")
 	if a.u.gzipOn() && acceptsGzip(a.r.Header.Values("Accept-Encoding")) {
@@ -88,7 +84,16 @@ func (a answer) writeJSON(status int, v any, errMessage string) {
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	a.u.finish(a.rec, status, errMessage)
 	a.w.WriteHeader(status)
-	a.w.Write(body)
+	a.write(body)
+}
+
+// write sends p to the client, and keeps it in the request's record first,
+// so that a client that read it finds it there.
+func (a answer) write(p []byte) {
+	a.u.mu.Lock()
+	a.rec.Response = append(a.rec.Response, p...)
+	a.u.mu.Unlock()
+	a.w.Write(p)
 }
 
 // acceptsGzip reports whether Accept-Encoding values allow gzip: an

@@ -1,9 +1,6 @@
 package llmtest
 
-import (
-	"encoding/json"
-	"net/http"
-)
+import "net/http"
 
 // Event payloads of a Messages API stream, keys in the API's order.
 type (
@@ -73,11 +70,7 @@ func (a answer) writeStream(rep *reply, h *hold, cut int) {
 			panic(http.ErrAbortHandler)
 		}
 		sent++
-		data, err := json.Marshal(v)
-		if err != nil {
-			panic("llmtest: encoding an event: " + err.Error())
-		}
-		a.w.Write([]byte("event: " + event + "\ndata: " + string(data) + "\n\n"))
+		a.write([]byte("event: " + event + "\ndata: " + string(a.u.marshal(v)) + "\n\n"))
 		if flusher != nil {
 			flusher.Flush()
 		}
@@ -120,8 +113,8 @@ func (a answer) wait(h *hold) {
 }
 
 // deltas are the content_block_delta payloads of b: thinking in three
-// chunks then its signature last, text in three chunks, tool input in three
-// partial_json chunks.
+// chunks then its signature last, text in three chunks (or in pieces of a
+// few runes, see fineChunks), tool input in three partial_json chunks.
 func (b replyBlock) deltas() []any {
 	var out []any
 	switch b.kind {
@@ -133,7 +126,11 @@ func (b replyBlock) deltas() []any {
 			out = append(out, signatureDeltaJSON{Type: "signature_delta", Signature: b.signature})
 		}
 	case "text":
-		for _, c := range chunks(b.text, 3) {
+		pieces := chunks(b.text, 3)
+		if b.fine {
+			pieces = fineChunks(b.text, b.phase)
+		}
+		for _, c := range pieces {
 			out = append(out, textDeltaJSON{Type: "text_delta", Text: c})
 		}
 	case "tool_use":

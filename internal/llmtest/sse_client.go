@@ -50,7 +50,10 @@ func parseSSE(body []byte) []sseEvent {
 
 // streamEvent is the union of the stream event payloads the client reads.
 type streamEvent struct {
-	Type         string          `json:"type"`
+	Type    string `json:"type"`
+	Message struct {
+		Model string `json:"model"`
+	} `json:"message"`
 	Index        int             `json:"index"`
 	ContentBlock json.RawMessage `json:"content_block"`
 	Delta        struct {
@@ -83,6 +86,7 @@ type blockBuilder struct {
 // streamedMessage is what a stream assembled into.
 type streamedMessage struct {
 	content    []byte // the content array, serialised as the client replays it
+	model      string // the model message_start names
 	stopReason string
 	errType    string
 	errMessage string
@@ -100,6 +104,8 @@ func assembleStream(body []byte) (*streamedMessage, error) {
 			return nil, fmt.Errorf("event %q: %w", ev.name, err)
 		}
 		switch e.Type {
+		case "message_start":
+			out.model = e.Message.Model
 		case "content_block_start":
 			var fields map[string]json.RawMessage
 			if err := json.Unmarshal(e.ContentBlock, &fields); err != nil {

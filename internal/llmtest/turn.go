@@ -28,6 +28,9 @@ type Turn struct {
 	Message json.RawMessage
 	// StopReason is the response's stop_reason.
 	StopReason string
+	// Model is the model the answer names (in message_start for a stream),
+	// which the client records with the assistant message.
+	Model string
 	// ErrorType and ErrorMessage come from the error envelope of a non-200
 	// response, or from an error event inside a 200 stream.
 	ErrorType, ErrorMessage string

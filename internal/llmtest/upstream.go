@@ -16,7 +16,9 @@ import (
 // remembers every request it received. Replies are scripted by the text of
 // the request's last message: "[tool]" asks for a Bash tool_use, "[redacted]"
 // for a redacted_thinking block after the thinking block; anything else gets
-// the text "{name} answer {n}.". It is safe for concurrent use.
+// the text "{name} answer {n}.". A Tagged instance writes its reasoning in
+// front of that text instead, or in a text block of its own before a
+// tool_use. It is safe for concurrent use.
 type Upstream struct {
 	name      string
 	flavor    Flavor
@@ -33,6 +35,8 @@ type Upstream struct {
 	gzip      bool
 	hold      *hold
 	cutAfter  int // events before the next stream breaks; 0 for none
+	answerAs  string
+	omitOpen  bool
 	// holdTimeout bounds each hold; only the test of the timeout shortens it.
 	holdTimeout time.Duration
 }
@@ -53,6 +57,10 @@ type Received struct {
 	Status int
 	// ErrorMessage is the error envelope's message when Status is not 200.
 	ErrorMessage string
+	// Response is the response body exactly as the Upstream wrote it, still
+	// compressed when it compressed it; for a stream, every event written
+	// so far.
+	Response []byte
 	// HoldTimedOut reports that HoldStream held this response and the
 	// safety timeout, not the release function, ended the hold: the sign of
 	// a gateway that buffered the stream.
@@ -99,6 +107,7 @@ func (u *Upstream) Requests() []Received {
 		out[i] = *r
 		out[i].Header = r.Header.Clone()
 		out[i].Body = append([]byte(nil), r.Body...)
+		out[i].Response = append([]byte(nil), r.Response...)
 	}
 	return out
 }
@@ -114,6 +123,7 @@ func (u *Upstream) RequestsOf(session string) []Received {
 			c := *r
 			c.Header = r.Header.Clone()
 			c.Body = append([]byte(nil), r.Body...)
+			c.Response = append([]byte(nil), r.Response...)
 			out = append(out, c)
 		}
 	}
@@ -153,6 +163,24 @@ func (u *Upstream) SetGzip(on bool) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.gzip = on
+}
+
+// AnswerAs makes every later answer, streamed or not, name model instead of
+// the model the request asked for, as a gateway that maps claude-* names to
+// its own models does; "" goes back to the model asked for.
+func (u *Upstream) AnswerAs(model string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.answerAs = model
+}
+
+// OmitOpeningTag makes a Tagged instance leave out the opening <think> of
+// its reasoning, as DeepSeek-R1-style models do: the text starts inside the
+// think section and only </think> marks where the answer begins.
+func (u *Upstream) OmitOpeningTag(on bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.omitOpen = on
 }
 
 func (u *Upstream) serveHTTP(w http.ResponseWriter, r *http.Request) {

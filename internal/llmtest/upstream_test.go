@@ -140,3 +140,25 @@ func TestResponsesFollowTheRequestModel(t *testing.T) {
 		t.Errorf("model %q id %q", m.Model, m.ID)
 	}
 }
+
+func TestResponseIsRecordedAsWritten(t *testing.T) {
+	up := newUpstream(t, "a", Strict)
+	up.SetGzip(true)
+	c := NewConversation(up.URL(), "session-1")
+	streamed := must(t)(c.Say("a stream"))
+	c.Stream = false
+	compressed := must(t)(c.Say("gzipped JSON"))
+	c.Messages = append(c.Messages, []byte(`{"role":"user","content":""}`))
+	refused, err := c.Send()
+	if err != nil || refused.Status != http.StatusBadRequest {
+		t.Fatalf("status %d, %v", refused.Status, err)
+	}
+	for i, turn := range []*Turn{streamed, compressed, refused} {
+		if got := up.Requests()[i].Response; len(got) == 0 || !bytes.Equal(got, turn.Raw) {
+			t.Errorf("request %d: Response\n got %q\nwant %q", i, got, turn.Raw)
+		}
+		if got := up.RequestsOf("session-1")[i].Response; !bytes.Equal(got, turn.Raw) {
+			t.Errorf("request %d: RequestsOf Response %q", i, got)
+		}
+	}
+}
