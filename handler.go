@@ -2,8 +2,10 @@ package llmthinking
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -83,11 +85,24 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	req.Out = replayOut.bytes()
 	replay := h.plan(req, &policy.Refusal{Backend: refuser, Message: msg, Sent: plan.Body})
 	restoreHeader(w.Header(), before)
+	r = replayRequest(r)
 	setBody(r, replay, in, replayOut)
 	publish(w, repl, replay)
 	w.Header().Add(WarningHeader, "thinking_retried")
 	_, err = h.forward(w, r, next, repl, replay, backend, ep, false)
 	return err
+}
+
+// replayRequest returns the request to send again: a copy with headers and
+// request variables of its own. The transport of the refused attempt may
+// still be at work with the first (writing its body, dialing a connection
+// that reads the variables) when the replay changes them.
+func replayRequest(r *http.Request) *http.Request {
+	ctx := r.Context()
+	if vars, ok := ctx.Value(caddyhttp.VarsCtxKey).(map[string]any); ok {
+		ctx = context.WithValue(ctx, caddyhttp.VarsCtxKey, maps.Clone(vars))
+	}
+	return r.Clone(ctx)
 }
 
 // forward passes the request on with w wrapped in an observer, which it

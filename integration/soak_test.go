@@ -16,10 +16,21 @@ import (
 )
 
 // TestSoak runs 50 conversations of 20 turns at once, each switching at
-// random among three backends, while the config is reloaded every 100 ms
-// and Caddy is restarted once, halfway (the registry persists in storage). No client may see a 4xx, every backend must get back exactly
-// the blocks it produced for each conversation, and once the traffic stops
+// random among three backends, while the config is reloaded every
+// soakReloadInterval and Caddy is restarted once, halfway (the registry
+// persists in storage). At the restart the Anthropic-like backend also
+// changes its signing key, so that it refuses everything it signed before:
+// the safety net absorbs those refusals. No client may see a 4xx, every
+// backend must get back exactly the blocks it produced for each
+// conversation (for Anthropic, those signed since the new key), every
+// upstream 4xx must be a replayed refusal, and once the traffic stops
 // goroutines and heap must return to where they were.
+// soakReloadInterval is how often the soak reloads the config: often enough
+// for several reloads to land in every phase of the traffic. Each reload
+// drops the connections the old server still held; clients retry those as
+// Claude Code's SDK does (see gatewaytest.Transport).
+const soakReloadInterval = 400 * time.Millisecond
+
 func TestSoak(t *testing.T) {
 	const conversations, turns = 50, 20
 	flavors := map[string]llmtest.Flavor{"anthropic": llmtest.Strict, "glm": llmtest.Lenient, "ollama": llmtest.Unsigned}
@@ -32,7 +43,7 @@ func TestSoak(t *testing.T) {
 
 	peak := watchHeap(t)
 	var reloads atomic.Int64
-	stopReloads := reloadEvery(t, g, 100*time.Millisecond, &reloads)
+	stopReloads := reloadEvery(t, g, soakReloadInterval, &reloads)
 	var clientErrors atomic.Int64
 
 	convs := make([]*soakConversation, conversations)
@@ -61,7 +72,11 @@ func TestSoak(t *testing.T) {
 	phase(0, turns/2)
 	stopReloads()
 	restartCaddy(t, g)
-	stopReloads = reloadEvery(t, g, 100*time.Millisecond, &reloads)
+	g.upstreams["anthropic"].RotateKey()
+	for _, sc := range convs {
+		sc.own["anthropic"] = nil // no longer acceptable to it
+	}
+	stopReloads = reloadEvery(t, g, soakReloadInterval, &reloads)
 	phase(turns/2, turns)
 	stopReloads()
 	elapsed := time.Since(start)
