@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/persist"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 )
@@ -67,28 +68,12 @@ type proxyStatus struct {
 	Upstreams []string `json:"upstreams"`
 }
 
-// registryStats is one registry of GET /llm_thinking/stats, as the README
-// documents it. The command reads the admin API's JSON, not the module's
-// types, so that it can talk to a Caddy built at another version.
+// registryStats is one registry of GET /llm_thinking/stats: the module's
+// own types, decoded from the admin API's JSON (unknown fields, from a
+// Caddy built at another version, are passed over).
 type registryStats struct {
-	Blocks        int           `json:"blocks"`
-	Confirmed     int           `json:"confirmed"`
-	Unconfirmed   int           `json:"unconfirmed"`
-	Conversations int           `json:"conversations"`
-	Switches      uint64        `json:"switches"`
-	Retries       uint64        `json:"retries"`
-	Refusals      uint64        `json:"refusals"`
-	Persist       *persistStats `json:"persist"`
-}
-
-// persistStats is the storage work of a registry that persists.
-type persistStats struct {
-	Writes    uint64 `json:"writes"`
-	Failures  uint64 `json:"failures"`
-	Unwritten int    `json:"unwritten"`
-	Dropped   uint64 `json:"dropped"`
-	Loaded    uint64 `json:"loaded"`
-	Bad       uint64 `json:"bad"`
+	registry.Stats
+	Persist *persist.Stats `json:"persist"`
 }
 
 // status prints every llm_thinking handler of the running config and the
@@ -201,7 +186,7 @@ func upstreams(proxies []proxyStatus) string {
 }
 
 // persistence summarizes a registry's storage work.
-func persistence(s *persistStats) string {
+func persistence(s *persist.Stats) string {
 	if s == nil {
 		return "off"
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/eventstream"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 )
 
@@ -71,7 +72,7 @@ func (s *SSE) event(data []byte) {
 			s.delta(&s.open[b], delta)
 		}
 	case "content_block_start":
-		if i, ok := parseIndex(index); ok {
+		if i, ok := eventstream.Index(index, maxIndex); ok {
 			s.start(i, block)
 		}
 	case "content_block_stop":
@@ -102,7 +103,7 @@ func (s *SSE) unfollowedDelta(data []byte) bool {
 	if end < 0 {
 		return false
 	}
-	i, ok := parseIndex(rest[:end])
+	i, ok := eventstream.Index(rest[:end], maxIndex)
 	if !ok || s.slot(i) >= 0 {
 		return false
 	}
@@ -120,7 +121,7 @@ func (s *SSE) find(index []byte) int {
 	if len(s.open) == 0 {
 		return -1
 	}
-	i, ok := parseIndex(index)
+	i, ok := eventstream.Index(index, maxIndex)
 	if !ok {
 		return -1
 	}

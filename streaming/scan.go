@@ -27,19 +27,3 @@ func readBlock(obj []byte) (block.Fields, bool) {
 	f, err := block.ReadFields(obj, jsonscan.SkipSpace(obj, 0), &buf)
 	return f, err == nil
 }
-
-// parseIndex parses a content block index, refusing anything but a plain
-// non-negative integer up to maxIndex.
-func parseIndex(v []byte) (int, bool) {
-	if len(v) == 0 || len(v) > 4 {
-		return 0, false
-	}
-	n := 0
-	for _, c := range v {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, n <= maxIndex
-}

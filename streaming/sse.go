@@ -1,6 +1,10 @@
 package streaming
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/eventstream"
+)
 
 // SSE observes a text/event-stream Messages response.
 //
@@ -25,8 +29,6 @@ type SSE struct {
 	scratch  []byte
 	model    []byte // as message_start names it
 }
-
-var bom = []byte("\xef\xbb\xbf")
 
 // NewSSE returns an observer that calls complete exactly once, with every
 // finished thinking/redacted block (in the order they finished), when it
@@ -61,7 +63,7 @@ func (s *SSE) Write(p []byte) (int, error) {
 				next = end + 1
 			}
 		} else {
-			end, next = lineEnd(p)
+			end, next = eventstream.LineEnd(p)
 		}
 		if end < 0 {
 			if s.fits(len(s.line) + len(p)) {
@@ -108,27 +110,6 @@ func (s *SSE) Close(abort bool) {
 	s.report()
 }
 
-// lineEnd finds the first line ending in p ("\n", "\r\n" or a lone "\r").
-// It returns where the line ends and where the next one starts, or -1 when
-// p holds no line ending.
-func lineEnd(p []byte) (end, next int) {
-	lf := bytes.IndexByte(p, '\n')
-	head := p
-	if lf >= 0 {
-		head = p[:lf]
-	}
-	cr := bytes.IndexByte(head, '\r')
-	switch {
-	case cr >= 0 && cr+1 < len(p) && p[cr+1] == '\n':
-		return cr, cr + 2
-	case cr >= 0:
-		return cr, cr + 1
-	case lf >= 0:
-		return lf, lf + 1
-	}
-	return -1, -1
-}
-
 // fits reports whether a line of n bytes fits beside the pending event's
 // data, and gives up on the response when it does not. Counting whole lines
 // makes the verdict the same however the body is cut into Writes.
@@ -144,20 +125,15 @@ func (s *SSE) fits(n int) bool {
 func (s *SSE) readLine(line []byte) {
 	if !s.begun {
 		s.begun = true
-		line = bytes.TrimPrefix(line, bom)
+		line = bytes.TrimPrefix(line, eventstream.BOM)
 	}
 	if len(line) == 0 {
 		s.dispatch()
 		return
 	}
-	field, value := line, line[:0]
-	if i := bytes.IndexByte(line, ':'); i == 0 {
-		return // a comment
-	} else if i > 0 {
-		field, value = line[:i], line[i+1:]
-		if len(value) > 0 && value[0] == ' ' {
-			value = value[1:]
-		}
+	field, value, comment := eventstream.Field(line)
+	if comment {
+		return
 	}
 	switch string(field) {
 	case "data":

@@ -43,25 +43,3 @@ func TestSSEFraming(t *testing.T) {
 		})
 	}
 }
-
-func TestLineEnd(t *testing.T) {
-	tests := []struct {
-		p         string
-		end, next int
-	}{
-		{"", -1, -1},
-		{"data: x", -1, -1},
-		{"a\nb", 1, 2},
-		{"a\r\nb", 1, 3},
-		{"a\rb\n", 1, 2},
-		{"a\r", 1, 2},
-		{"\n\r", 0, 1},
-		{"\r\r\n", 0, 1},
-		{"ab\n\r\n", 2, 3},
-	}
-	for _, tt := range tests {
-		if end, next := lineEnd([]byte(tt.p)); end != tt.end || next != tt.next {
-			t.Errorf("lineEnd(%q) = %d, %d, want %d, %d", tt.p, end, next, tt.end, tt.next)
-		}
-	}
-}

@@ -3,6 +3,7 @@ package thinktags
 import (
 	"bytes"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/eventstream"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 )
@@ -57,7 +58,7 @@ func readMessage(data []byte, buf *[32]byte) (message, []byte, bool) {
 	if it.Err() != nil || jsonscan.SkipSpace(data, it.End()) != len(data) {
 		return m, nil, false
 	}
-	m.index, m.hasIndex = parseIndex(data[m.idx[0]:m.idx[1]])
+	m.index, m.hasIndex = eventstream.Index(data[m.idx[0]:m.idx[1]], maxIndex)
 	return m, jsonscan.Name(typ, buf), true
 }
 
@@ -84,7 +85,7 @@ func quickDelta(data []byte) (message, bool) {
 		return message{}, false
 	}
 	m := message{idx: [2]int{len(deltaHead), len(deltaHead) + end}}
-	m.index, m.hasIndex = parseIndex(rest[:end])
+	m.index, m.hasIndex = eventstream.Index(rest[:end], maxIndex)
 	if rest, ok = bytes.CutPrefix(rest[end:], []byte(deltaMid)); !m.hasIndex || !ok {
 		return message{}, false
 	}
@@ -103,21 +104,9 @@ func quickDelta(data []byte) (message, bool) {
 	return m, true
 }
 
-// parseIndex parses a content block index written as JSON writes a
-// non-negative integer, up to nine digits.
-func parseIndex(v []byte) (int, bool) {
-	if len(v) == 0 || len(v) > 9 || (v[0] == '0' && len(v) > 1) {
-		return 0, false
-	}
-	n := 0
-	for _, c := range v {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
-}
+// maxIndex bounds the content block indices followed: as many as nine
+// digits, far past any real response.
+const maxIndex = 999_999_999
 
 // textMember returns the type name of a content block or delta object and
 // its member named field, decoded. ok is false when obj is not an object or

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/eventstream"
 )
 
 // maxEvent bounds the bytes of one event (and so of any line) the rewriter
@@ -162,7 +163,7 @@ func (s *SSE) readLines(p []byte, i, evStart int) {
 				end += i
 				next = end + 1
 			}
-		} else if end, next = lineEnd(p[i:]); end >= 0 {
+		} else if end, next = eventstream.LineEnd(p[i:]); end >= 0 {
 			end, next = end+i, next+i
 		}
 		if end < 0 {
@@ -212,19 +213,14 @@ func (s *SSE) rawEvent(p []byte, start, end int) event {
 func (s *SSE) readLine(line []byte) bool {
 	if !s.begun {
 		s.begun = true
-		line = bytes.TrimPrefix(line, bom)
+		line = bytes.TrimPrefix(line, eventstream.BOM)
 	}
 	if len(line) == 0 {
 		return true
 	}
-	field, value := line, line[:0]
-	if i := bytes.IndexByte(line, ':'); i == 0 {
-		return false // a comment
-	} else if i > 0 {
-		field, value = line[:i], line[i+1:]
-		if len(value) > 0 && value[0] == ' ' {
-			value = value[1:]
-		}
+	field, value, comment := eventstream.Field(line)
+	if comment {
+		return false
 	}
 	switch string(field) {
 	case "data":
@@ -237,29 +233,6 @@ func (s *SSE) readLine(line []byte) bool {
 		s.name, s.hasName = append(s.name[:0], value...), true
 	}
 	return false
-}
-
-var bom = []byte("\xef\xbb\xbf")
-
-// lineEnd finds the first line ending in p ("\n", "\r\n" or a lone "\r").
-// It returns where the line ends and where the next one starts, or -1 when
-// p holds no line ending.
-func lineEnd(p []byte) (end, next int) {
-	lf := bytes.IndexByte(p, '\n')
-	head := p
-	if lf >= 0 {
-		head = p[:lf]
-	}
-	cr := bytes.IndexByte(head, '\r')
-	switch {
-	case cr >= 0 && cr+1 < len(p) && p[cr+1] == '\n':
-		return cr, cr + 2
-	case cr >= 0:
-		return cr, cr + 1
-	case lf >= 0:
-		return lf, lf + 1
-	}
-	return -1, -1
 }
 
 // lateLF places the '\n' that completes the "\r\n" ending the last event,

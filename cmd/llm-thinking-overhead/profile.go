@@ -33,36 +33,25 @@ func (pr *profiling) wait() error { return <-pr.done }
 
 // profile fetches a CPU profile of seconds and writes it to path.
 func (p *caddyProcess) profile(seconds int, path string) error {
-	c := http.Client{Timeout: time.Duration(seconds)*time.Second + 30*time.Second}
-	resp, err := c.Get(fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", p.admin, seconds))
-	if err != nil {
-		return fmt.Errorf("profile Caddy: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("profile Caddy: %s", resp.Status)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, resp.Body); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Close()
+	timeout := time.Duration(seconds)*time.Second + 30*time.Second
+	return p.fetch(fmt.Sprintf("/debug/pprof/profile?seconds=%d", seconds), timeout, path)
 }
 
 // heapProfile writes a profile of the memory p holds now to path.
 func (p *caddyProcess) heapProfile(path string) error {
-	c := http.Client{Timeout: 30 * time.Second}
-	resp, err := c.Get(p.admin + "/debug/pprof/heap?gc=1")
+	return p.fetch("/debug/pprof/heap?gc=1", 30*time.Second, path)
+}
+
+// fetch writes what the admin API serves at endpoint to path.
+func (p *caddyProcess) fetch(endpoint string, timeout time.Duration, path string) error {
+	c := http.Client{Timeout: timeout}
+	resp, err := c.Get(p.admin + endpoint)
 	if err != nil {
-		return fmt.Errorf("heap profile: %w", err)
+		return fmt.Errorf("GET %s: %w", endpoint, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("heap profile: %s", resp.Status)
+		return fmt.Errorf("GET %s: %s", endpoint, resp.Status)
 	}
 	f, err := os.Create(path)
 	if err != nil {

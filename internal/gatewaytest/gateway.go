@@ -180,14 +180,8 @@ func (c *Caddy) Load(s Site) error {
 	if err != nil {
 		return err
 	}
-	resp, err := c.client.Post("http://"+c.admin+"/load", "text/caddyfile", strings.NewReader(cf))
-	if err != nil {
-		return fmt.Errorf("POST /load: %w", err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("POST /load: %s: %s", resp.Status, body)
+	if err := c.post(cf); err != nil {
+		return err
 	}
 	c.generation++
 	want := strconv.Itoa(c.generation)

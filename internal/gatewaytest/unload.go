@@ -13,8 +13,12 @@ import (
 // directory it gave Caddy is removed, since a registry that outlived the
 // test would write into it while it is being removed.
 func (c *Caddy) Unload() error {
-	empty := fmt.Sprintf("{\n\tadmin %s\n\tpersist_config off\n\tauto_https off\n}\n", c.admin)
-	resp, err := c.client.Post("http://"+c.admin+"/load", "text/caddyfile", strings.NewReader(empty))
+	return c.post(fmt.Sprintf("{\n\tadmin %s\n\tpersist_config off\n\tauto_https off\n}\n", c.admin))
+}
+
+// post posts a Caddyfile to the admin API's /load.
+func (c *Caddy) post(caddyfile string) error {
+	resp, err := c.client.Post("http://"+c.admin+"/load", "text/caddyfile", strings.NewReader(caddyfile))
 	if err != nil {
 		return fmt.Errorf("POST /load: %w", err)
 	}
