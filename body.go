@@ -35,62 +35,37 @@ type body struct {
 	refs atomic.Int32
 }
 
-// readBody reads the whole request body, refusing more than limit bytes,
-// and reports whether it starts with prefix (the start a conversation's
-// requests share, see policy.Hold). The comparison runs on each piece as it
-// arrives, while it is still in the processor's cache. The caller owns one
-// reference and must call release.
-func readBody(r *http.Request, limit int64, prefix []byte) (b *body, covered bool, err error) {
+// readBody reads the whole request body, refusing more than limit bytes.
+// The caller owns one reference and must call release.
+func readBody(r *http.Request, limit int64) (*body, error) {
 	if r.ContentLength > limit {
-		return nil, false, errBodyTooLarge
+		return nil, errBodyTooLarge
 	}
-	b = &body{buf: bodyBuffers.Get().(*[]byte)}
+	b := &body{buf: bodyBuffers.Get().(*[]byte)}
 	b.refs.Store(1)
 	if r.Body == nil || r.Body == http.NoBody {
 		*b.buf = (*b.buf)[:0]
-		return b, false, nil
+		return b, nil
 	}
 	defer r.Body.Close()
+	var err error
 	if r.ContentLength >= 0 {
 		*b.buf = grow(*b.buf, int(r.ContentLength))
-		covered, err = readComparing(r.Body, *b.buf, prefix)
+		_, err = io.ReadFull(r.Body, *b.buf)
 	} else {
 		*b.buf, err = readAll(r.Body, (*b.buf)[:0], limit+1)
 		if err == nil && int64(len(*b.buf)) > limit {
 			err = errBodyTooLarge
 		}
-		covered = len(prefix) > 0 && bytes.HasPrefix(*b.buf, prefix)
 	}
 	if err != nil {
 		b.release()
 		if errors.Is(err, errBodyTooLarge) {
-			return nil, false, err
+			return nil, err
 		}
-		return nil, false, fmt.Errorf("reading request body: %w", err)
+		return nil, fmt.Errorf("reading request body: %w", err)
 	}
-	return b, covered, nil
-}
-
-// readComparing fills buf from r, as io.ReadFull does, and reports whether
-// buf starts with prefix, comparing each piece as it is read.
-func readComparing(r io.Reader, buf, prefix []byte) (covered bool, err error) {
-	covered = len(prefix) > 0 && len(buf) >= len(prefix)
-	n := 0
-	for n < len(buf) && err == nil {
-		var m int
-		m, err = r.Read(buf[n:])
-		if end := min(n+m, len(prefix)); covered && n < end {
-			covered = bytes.Equal(buf[n:end], prefix[n:end])
-		}
-		n += m
-	}
-	switch {
-	case n == len(buf):
-		return covered, nil
-	case err == io.EOF:
-		return false, io.ErrUnexpectedEOF
-	}
-	return false, err
+	return b, nil
 }
 
 // emptyBody returns a body with nothing in it yet, in a recycled buffer, to

@@ -40,19 +40,14 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return next.ServeHTTP(w, r)
 	}
 
-	// The conversation's checkpoint is held while the body arrives, so that
-	// the body is compared with it piece by piece, still in cache.
-	held := h.policy.Hold(r.Header)
-	defer held.Release()
-	in, covered, err := readBody(r, h.MaxBodySize, held.Prefix())
+	in, err := readBody(r, h.MaxBodySize)
 	if err != nil {
 		return h.refuseBody(w, err)
 	}
 	defer in.release()
 	out := emptyBody()
 	defer out.release()
-	req := policy.Request{Body: in.bytes(), Header: r.Header, Backend: backend, ReadOnly: ep != messagesEndpoint, Out: out.bytes(),
-		Held: held, Covered: covered}
+	req := policy.Request{Body: in.bytes(), Header: r.Header, Backend: backend, ReadOnly: ep != messagesEndpoint, Out: out.bytes()}
 	plan := h.plan(req, nil)
 	setBody(r, plan, in, out)
 	publish(w, repl, plan)

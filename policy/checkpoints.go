@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"net/http"
 	"sync"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
@@ -70,52 +69,4 @@ func (c *Checkpoints) put(conv string, cp *thinking.Checkpoint) {
 	for c.bytes > c.budget {
 		c.lru.RemoveOldest()
 	}
-}
-
-// Held is a conversation's checkpoint held by one request from before its
-// body is read, so that the body can be compared with the checkpoint's
-// prefix while it arrives (see thinking.ResumeKnown). Plan uses it and
-// gives it back; Release gives it back if Plan never ran. The zero of a
-// *Held, nil, holds nothing.
-type Held struct {
-	c    *Checkpoints
-	conv string
-	cp   *thinking.Checkpoint
-	used bool
-}
-
-// Hold takes the checkpoint of the conversation the headers name, for a
-// request about to read its body; nil when there is none to take.
-func (p *Policy) Hold(h http.Header) *Held {
-	conv := headerConversation(h)
-	if p.Checkpoints == nil || conv == "" {
-		return nil
-	}
-	return &Held{c: p.Checkpoints, conv: conv, cp: p.Checkpoints.take(conv)}
-}
-
-// Prefix returns what the held checkpoint expects the body to start with.
-func (h *Held) Prefix() []byte {
-	if h == nil || h.used {
-		return nil
-	}
-	return h.cp.Prefix()
-}
-
-// use hands the checkpoint to Plan, once, for conversation conv.
-func (h *Held) use(conv string) (*thinking.Checkpoint, bool) {
-	if h == nil || h.used || h.conv != conv {
-		return nil, false
-	}
-	h.used = true
-	return h.cp, true
-}
-
-// Release gives the checkpoint back unless Plan took it.
-func (h *Held) Release() {
-	if h == nil || h.used {
-		return
-	}
-	h.used = true
-	h.c.put(h.conv, h.cp)
 }

@@ -56,12 +56,6 @@ type Request struct {
 	// Out, when it has room, receives Plan.Body if the body changes, so
 	// that the caller can recycle that memory.
 	Out []byte
-	// Held, when set, is the conversation's checkpoint the caller held
-	// while it read Body (see Policy.Hold), and Covered says whether Body
-	// started with its Prefix. Plan uses it once; a second Plan of the same
-	// Request (a replay) takes the checkpoint anew.
-	Held    *Held
-	Covered bool
 }
 
 // Reason says why a block got its action.
@@ -167,19 +161,11 @@ func (p *Policy) plan(req Request, replay bool) Plan {
 	pl := Plan{Body: req.Body}
 	conv := headerConversation(req.Header)
 	var cp *thinking.Checkpoint
-	var parsed *thinking.Request
-	var err error
-	if held, ok := req.Held.use(conv); ok {
-		cp = held
+	if p.Checkpoints != nil && conv != "" {
+		cp = p.Checkpoints.take(conv)
 		defer func() { p.Checkpoints.put(conv, cp) }()
-		parsed, err = thinking.ResumeKnown(req.Body, cp, req.Covered)
-	} else {
-		if p.Checkpoints != nil && conv != "" {
-			cp = p.Checkpoints.take(conv)
-			defer func() { p.Checkpoints.put(conv, cp) }()
-		}
-		parsed, err = thinking.Resume(req.Body, cp)
 	}
+	parsed, err := thinking.Resume(req.Body, cp)
 	if err != nil {
 		pl.Passthrough = err
 		return pl

@@ -43,16 +43,6 @@ type Checkpoint struct {
 	tailValid   bool
 }
 
-// Prefix returns the start of the body cp was saved from, which the next
-// request of the conversation is expected to start with; nil for a nil or
-// empty checkpoint. It must not be changed.
-func (cp *Checkpoint) Prefix() []byte {
-	if cp == nil {
-		return nil
-	}
-	return cp.prefix
-}
-
 // covers reports whether b starts with cp's prefix. A nil or empty
 // checkpoint covers nothing.
 func (cp *Checkpoint) covers(b []byte) bool {

@@ -151,24 +151,8 @@ func Parse(body []byte) (*Request, error) { return Resume(body, nil) }
 // (see Checkpoint): the part they share is not read again. cp may be nil,
 // and is not changed.
 func Resume(body []byte, cp *Checkpoint) (*Request, error) {
-	return resume(body, cp, cp.covers(body))
-}
-
-// ResumeKnown is Resume for a caller that compared the start of body with
-// cp.Prefix itself, as it read the body: covered says body starts with it.
-// Comparing while the bytes arrive, still in the processor's cache, costs
-// less than comparing a whole body read before. A wrong covered would make
-// the request misread, so only the comparison may set it.
-func ResumeKnown(body []byte, cp *Checkpoint, covered bool) (*Request, error) {
-	return resume(body, cp, covered && cp != nil && len(cp.prefix) > 0 && len(body) >= len(cp.prefix))
-}
-
-func resume(body []byte, cp *Checkpoint, covered bool) (*Request, error) {
 	r := requests.Get().(*Request)
 	r.body = body
-	if !covered {
-		cp = nil
-	}
 	if err := r.parse(cp); err != nil {
 		r.Release()
 		return nil, err
@@ -183,7 +167,7 @@ func (r *Request) parse(cp *Checkpoint) error {
 		return ErrNotMessages
 	}
 	it := jsonscan.Members(b, i)
-	if cp != nil {
+	if cp.covers(b) {
 		end, err := r.restore(cp)
 		if err != nil {
 			return err
