@@ -177,7 +177,7 @@ func (p *Policy) plan(req Request, replay bool) Plan {
 	pl.Conversation = Conversation(req.Header, parsed.UserID)
 
 	blocks := parsed.Blocks()
-	mainTurn := len(blocks) > 0 || thinkingOn(parsed.ThinkingType())
+	mainTurn := len(blocks) > 0 || parsed.ThinkingOn()
 	if cp != nil && mainTurn {
 		// Side requests (titles, safety checks) share the session, not the
 		// history: they leave the conversation's checkpoint as it was.
@@ -328,6 +328,3 @@ func (sc *scratch) reset() {
 }
 
 var scratches = sync.Pool{New: func() any { return new(scratch) }}
-
-// thinkingOn reports whether a thinking.type turns thinking on.
-func thinkingOn(typ string) bool { return typ == "enabled" || typ == "adaptive" }

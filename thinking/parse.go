@@ -229,6 +229,10 @@ func (r *Request) Blocks() []Block { return r.blocks }
 // "disabled"), or "" when there is no thinking config.
 func (r *Request) ThinkingType() string { return string(r.thinkingType) }
 
+// ThinkingOn reports whether the request turns thinking on ("enabled" or
+// "adaptive").
+func (r *Request) ThinkingOn() bool { return thinkingOn(string(r.thinkingType)) }
+
 // Stream reports whether the request asks for a streamed response.
 func (r *Request) Stream() bool { return r.stream }
 
