@@ -1,20 +1,13 @@
 package thinking
 
 import (
-	"encoding/json"
 	"testing"
 )
 
 const disabled = `"thinking":{"type":"disabled"}`
 
 func TestRewriteCautiously(t *testing.T) {
-	tests := []struct {
-		name    string
-		in      string
-		actions []Action
-		want    string
-		res     Result
-	}{
+	tests := []rewriteCase{
 		{
 			name:    "a history that needs nothing stays byte for byte",
 			in:      obj(model, messages(user("hi"), assistant(th("", "own"), text("x")), user("go")), enabled),
@@ -65,25 +58,5 @@ func TestRewriteCautiously(t *testing.T) {
 			res:     Result{Kept: 1},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			req, err := Parse([]byte(tt.in))
-			if err != nil {
-				t.Fatalf("Parse: %v", err)
-			}
-			out, res, err := req.RewriteCautiously(tt.actions)
-			if err != nil {
-				t.Fatalf("RewriteCautiously: %v", err)
-			}
-			if string(out) != tt.want {
-				t.Errorf("body\n got %s\nwant %s", out, tt.want)
-			}
-			if res != tt.res {
-				t.Errorf("result = %+v, want %+v", res, tt.res)
-			}
-			if !json.Valid(out) {
-				t.Errorf("output is not valid JSON")
-			}
-		})
-	}
+	runRewriteCases(t, tests, (*Request).RewriteCautiously)
 }

@@ -1,7 +1,6 @@
 package thinking
 
 import (
-	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -23,13 +22,7 @@ func redactedReasoning(data string) string {
 }
 
 func TestReasoningPartsBecomeThinkingBlocks(t *testing.T) {
-	tests := []struct {
-		name    string
-		in      string
-		actions []Action
-		want    string
-		res     Result
-	}{
+	tests := []rewriteCase{
 		{
 			name:    "an AI SDK 5 part, kept, is sent as a thinking block, moved before the text",
 			in:      obj(messages(user("hi"), assistant(text("x"), reasoning5("plan", "s1")), user("go")), enabled),
@@ -94,28 +87,7 @@ func TestReasoningPartsBecomeThinkingBlocks(t *testing.T) {
 			res:     Result{Stripped: 1, DroppedThinkingConfig: true},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			req, err := Parse([]byte(tt.in))
-			if err != nil {
-				t.Fatalf("Parse: %v", err)
-			}
-			defer req.Release()
-			out, res, err := req.Rewrite(tt.actions)
-			if err != nil {
-				t.Fatalf("Rewrite: %v", err)
-			}
-			if string(out) != tt.want {
-				t.Errorf("body\n got %s\nwant %s", out, tt.want)
-			}
-			if res != tt.res {
-				t.Errorf("result = %+v, want %+v", res, tt.res)
-			}
-			if !json.Valid(out) {
-				t.Errorf("output is not valid JSON")
-			}
-		})
-	}
+	runRewriteCases(t, tests, (*Request).Rewrite)
 }
 
 func TestAReasoningPartHasTheKeyOfTheBlockItStandsFor(t *testing.T) {

@@ -38,14 +38,46 @@ const (
 	stream    = `"stream":true`
 )
 
+// rewriteCase is a body, the actions for its blocks, and what a rewrite
+// must make of them.
+type rewriteCase struct {
+	name    string
+	in      string
+	actions []Action
+	want    string
+	res     Result
+}
+
+// runRewriteCases checks each case with rewrite, Rewrite or
+// RewriteCautiously: the exact body, the result, and valid JSON.
+func runRewriteCases(t *testing.T, tests []rewriteCase, rewrite func(*Request, []Action) ([]byte, Result, error)) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := Parse([]byte(tt.in))
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			defer req.Release()
+			out, res, err := rewrite(req, tt.actions)
+			if err != nil {
+				t.Fatalf("rewrite: %v", err)
+			}
+			if string(out) != tt.want {
+				t.Errorf("body\n got %s\nwant %s", out, tt.want)
+			}
+			if res != tt.res {
+				t.Errorf("result = %+v, want %+v", res, tt.res)
+			}
+			if !json.Valid(out) {
+				t.Errorf("output is not valid JSON")
+			}
+		})
+	}
+}
+
 func TestRewrite(t *testing.T) {
-	tests := []struct {
-		name    string
-		in      string
-		actions []Action
-		want    string
-		res     Result
-	}{
+	tests := []rewriteCase{
 		{
 			name:    "nothing foreign leaves the body as it is",
 			in:      obj(model, messages(user("hi"), assistant(th("a", "s1"), text("x")), user("go")), enabled),
@@ -194,27 +226,7 @@ func TestRewrite(t *testing.T) {
 			res:     Result{Stripped: 1},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			req, err := Parse([]byte(tt.in))
-			if err != nil {
-				t.Fatalf("Parse: %v", err)
-			}
-			out, res, err := req.Rewrite(tt.actions)
-			if err != nil {
-				t.Fatalf("Rewrite: %v", err)
-			}
-			if string(out) != tt.want {
-				t.Errorf("body\n got %s\nwant %s", out, tt.want)
-			}
-			if res != tt.res {
-				t.Errorf("result = %+v, want %+v", res, tt.res)
-			}
-			if !json.Valid(out) {
-				t.Errorf("output is not valid JSON")
-			}
-		})
-	}
+	runRewriteCases(t, tests, (*Request).Rewrite)
 }
 
 func TestRewriteWithNothingToChangeReturnsTheSameBytes(t *testing.T) {
