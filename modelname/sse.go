@@ -3,6 +3,8 @@ package modelname
 import (
 	"bytes"
 	"io"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/eventstream"
 )
 
 // maxHeld bounds what an SSE holds back while it looks for message_start,
@@ -108,29 +110,17 @@ func (s *SSE) event(ev []byte) bool {
 }
 
 // eventEnd returns where the first event of b ends, just past the blank
-// line that ends it, or -1 when b holds no whole event. Lines end in "\n",
-// "\r\n" or "\r", as in the event-stream format.
+// line that ends it, or -1 when b holds no whole event.
 func eventEnd(b []byte) int {
-	lineStart := 0
-	for i := 0; i < len(b); {
-		j := bytes.IndexAny(b[i:], "\r\n")
-		if j < 0 {
-			return -1
+	for at := 0; at < len(b); {
+		end, next := eventstream.LineEnd(b[at:])
+		if end < 0 || (b[at+end] == '\r' && at+next == len(b)) {
+			return -1 // no line end yet, or a "\r" whose "\n" may still come
 		}
-		i += j
-		next := i + 1
-		if b[i] == '\r' {
-			if next == len(b) {
-				return -1 // the "\n" of a "\r\n" may still come
-			}
-			if b[next] == '\n' {
-				next++
-			}
+		if end == 0 {
+			return at + next // a blank line
 		}
-		if i == lineStart {
-			return next // a blank line
-		}
-		lineStart, i = next, next
+		at += next
 	}
 	return -1
 }
@@ -138,25 +128,20 @@ func eventEnd(b []byte) int {
 // dataLine returns where the value of the event's one data line starts and
 // ends; an event with no data line, or several, is not one to rewrite.
 func dataLine(ev []byte) (start, end int, ok bool) {
-	found := false
-	for i := 0; i < len(ev); {
-		j := bytes.IndexAny(ev[i:], "\r\n")
-		if j < 0 {
-			j = len(ev) - i
+	for at := 0; at < len(ev); {
+		e, next := eventstream.LineEnd(ev[at:])
+		if e <= 0 {
+			break // the blank line that ends the event
 		}
-		line := ev[i : i+j]
-		if rest, is := bytes.CutPrefix(line, []byte("data:")); is {
-			if found {
+		field, value, comment := eventstream.Field(ev[at : at+e])
+		if !comment && string(field) == "data" && len(field) < e {
+			if ok {
 				return 0, 0, false
 			}
-			found = true
-			start = i + len("data:")
-			if len(rest) > 0 && rest[0] == ' ' {
-				start++
-			}
-			end = i + j
+			ok, end = true, at+e
+			start = end - len(value)
 		}
-		i += j + 1
+		at += next
 	}
-	return start, end, found
+	return start, end, ok
 }

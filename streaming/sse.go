@@ -137,11 +137,7 @@ func (s *SSE) readLine(line []byte) {
 	}
 	switch string(field) {
 	case "data":
-		if s.hasData {
-			s.data = append(s.data, '\n')
-		}
-		s.data = append(s.data, value...)
-		s.hasData = true
+		s.data, s.hasData = eventstream.AppendData(s.data, s.hasData, value), true
 	case "event":
 		// The JSON type is authoritative for everything but an error: the
 		// SDKs raise an event named "error" whatever its data says.

@@ -224,11 +224,7 @@ func (s *SSE) readLine(line []byte) bool {
 	}
 	switch string(field) {
 	case "data":
-		if s.hasData {
-			s.data = append(s.data, '\n')
-		}
-		s.data = append(s.data, value...)
-		s.hasData = true
+		s.data, s.hasData = eventstream.AppendData(s.data, s.hasData, value), true
 	case "event":
 		s.name, s.hasName = append(s.name[:0], value...), true
 	}

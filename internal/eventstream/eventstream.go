@@ -64,3 +64,13 @@ func Field(line []byte) (field, value []byte, comment bool) {
 	}
 	return field, value, false
 }
+
+// AppendData adds the value of a data line to the data of the event being
+// read; more says that data holds an earlier data line of it, which the
+// format joins to this one with "\n".
+func AppendData(data []byte, more bool, value []byte) []byte {
+	if more {
+		data = append(data, '\n')
+	}
+	return append(data, value...)
+}

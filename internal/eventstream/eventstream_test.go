@@ -72,3 +72,12 @@ func TestField(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendData(t *testing.T) {
+	data := AppendData(nil, false, []byte("a"))
+	data = AppendData(data, true, []byte(""))
+	data = AppendData(data, true, []byte("b"))
+	if string(data) != "a\n\nb" {
+		t.Fatalf("data = %q", data)
+	}
+}
