@@ -2,7 +2,6 @@ package modelname
 
 import (
 	"bytes"
-	"encoding/json"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
@@ -77,7 +76,4 @@ func RewriteJSON(body []byte, requested string) (out []byte, upstream string) {
 }
 
 // literal returns a model name as a JSON string.
-func literal(model string) []byte {
-	b, _ := json.Marshal(model) // a string always marshals
-	return b
-}
+func literal(model string) []byte { return jsonstr.Quote(nil, []byte(model)) }

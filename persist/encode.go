@@ -1,10 +1,10 @@
 package persist
 
 import (
-	"encoding/json"
 	"strconv"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 )
 
@@ -111,19 +111,17 @@ func (e *encoder) name(s string) int {
 	return i
 }
 
-// appendString appends s as a JSON string, escaped as encoding/json does,
-// which is what the reader (jsonstr) decodes. It is called a few times per
-// file, so encoding/json's allocations do not matter.
-func appendString(b []byte, s string) []byte {
-	out, _ := json.Marshal(s) // a string always encodes
-	return append(b, out...)
-}
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte { return jsonstr.Quote(b, []byte(s)) }
 
 // appendStrings appends ss as a JSON array of strings; nil is empty too.
 func appendStrings(b []byte, ss []string) []byte {
-	if len(ss) == 0 {
-		return append(b, "[]"...)
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, s)
 	}
-	out, _ := json.Marshal(ss) // strings always encode
-	return append(b, out...)
+	return append(b, ']')
 }

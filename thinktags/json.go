@@ -170,7 +170,7 @@ func (j *jsonRewrite) thinkingBlock(runs []Run) {
 	j.out = append(j.out, `{"type":"thinking","thinking":`...)
 	j.out = appendRuns(j.out, runs)
 	j.out = append(j.out, `,"signature":`...)
-	j.out = appendString(j.out, []byte(sig))
+	j.out = jsonstr.Quote(j.out, []byte(sig))
 	j.out = append(j.out, '}')
 	j.blocks = append(j.blocks, Block{Index: j.kept, Key: j.hasher.Thinking([]byte(sig))})
 }
@@ -179,7 +179,7 @@ func (j *jsonRewrite) thinkingBlock(runs []Run) {
 func appendRuns(dst []byte, runs []Run) []byte {
 	dst = append(dst, '"')
 	for _, r := range runs {
-		dst = appendEscaped(dst, r.Text)
+		dst = jsonstr.Escape(dst, r.Text)
 	}
 	return append(dst, '"')
 }

@@ -3,6 +3,8 @@ package thinktags
 import (
 	"bytes"
 	"strconv"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 )
 
 // The output of a Write is built in s.out, except that bytes copied from
@@ -138,7 +140,7 @@ func (s *SSE) writeDelta(runs []Run) {
 		s.out = append(s.out, textDeltaJSON...)
 	}
 	for _, r := range runs {
-		s.out = appendEscaped(s.out, r.Text)
+		s.out = jsonstr.Escape(s.out, r.Text)
 		if thinking {
 			s.hasher.Write(r.Text)
 			s.sum.Write(r.Text)
@@ -152,7 +154,7 @@ func (s *SSE) writeSignature(index int, sig string) {
 	s.out = append(s.out, deltaPrefix...)
 	s.out = strconv.AppendInt(s.out, int64(index), 10)
 	s.out = append(s.out, signatureDeltaJSON...)
-	s.out = appendString(s.out, []byte(sig))
+	s.out = jsonstr.Quote(s.out, []byte(sig))
 	s.out = append(s.out, "}"+eventEnd...)
 }
 

@@ -1,4 +1,5 @@
-// Package jsonstr decodes JSON string literals into caller-owned buffers.
+// Package jsonstr reads and writes JSON string literals, into caller-owned
+// buffers.
 //
 // Thinking blocks are identified by a hash of their decoded text, and the same
 // block reaches us escaped in different ways: an upstream may write "<" as

@@ -1,4 +1,4 @@
-package thinktags
+package jsonstr
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 )
 
-func TestAppendString(t *testing.T) {
+func TestQuote(t *testing.T) {
 	for in, want := range map[string]string{
 		"":                   `""`,
 		"plain <b> & é😀":     `"plain <b> & é😀"`,
@@ -15,20 +15,20 @@ func TestAppendString(t *testing.T) {
 		"\u2028\x7f":         "\"\u2028\x7f\"",
 		"a\xffb\xe4\xbd":     `"a\ufffdb\ufffd\ufffd"`,
 	} {
-		if got := string(appendString([]byte("p:"), []byte(in))); got != "p:"+want {
-			t.Errorf("appendString(%q) = %s, want %s", in, got[2:], want)
+		if got := string(Quote([]byte("p:"), []byte(in))); got != "p:"+want {
+			t.Errorf("Quote(%q) = %s, want %s", in, got[2:], want)
 		}
 	}
 }
 
-// FuzzAppendString checks that a JSON parser reads back what appendString
+// FuzzQuote checks that a JSON parser reads back what Quote
 // wrote, every invalid byte as U+FFFD.
-func FuzzAppendString(f *testing.F) {
+func FuzzQuote(f *testing.F) {
 	for _, s := range []string{"", "a\"\\\n\x01", "é😀\xff\xe4\xbd", "\u2028<think>"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		lit := appendString(nil, []byte(s))
+		lit := Quote(nil, []byte(s))
 		var back string
 		if err := json.Unmarshal(lit, &back); err != nil {
 			t.Fatalf("%q gave %s: %v", s, lit, err)

@@ -1,20 +1,22 @@
-package thinktags
+package jsonstr
 
 import "unicode/utf8"
 
 const hexDigits = "0123456789abcdef"
 
-// appendString appends s as a JSON string literal.
-func appendString(dst, s []byte) []byte {
+// Quote appends s as a JSON string literal, the encoder that matches this
+// package's decoder: decoding what it writes gives s back, each byte that
+// is not valid UTF-8 as U+FFFD. Unlike encoding/json it leaves <, > and &
+// as they are.
+func Quote(dst, s []byte) []byte {
 	dst = append(dst, '"')
-	return append(appendEscaped(dst, s), '"')
+	return append(Escape(dst, s), '"')
 }
 
-// appendEscaped appends s escaped for the inside of a JSON string literal.
-// s is valid UTF-8 (the text comes decoded by internal/jsonstr and the
-// Splitter never cuts a character); were it not, each invalid byte would be
-// written as U+FFFD, as encoding/json writes it.
-func appendEscaped(dst, s []byte) []byte {
+// Escape appends s escaped for the inside of a JSON string literal; each
+// byte that is not valid UTF-8 is written as U+FFFD, as encoding/json
+// writes it.
+func Escape(dst, s []byte) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
