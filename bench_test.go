@@ -80,7 +80,7 @@ func benchmarkRequest(b *testing.B, size int, origin string) {
 		b.Fatal(err)
 	}
 	for _, blk := range req.Blocks() {
-		h.policy.Registry.Observe("bench", origin, blk.Key)
+		h.policy.Registry.Observe(0, origin, blk.Key)
 	}
 	req.Release()
 	w := &discard{header: http.Header{}}

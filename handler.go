@@ -104,7 +104,7 @@ func replayRequest(r *http.Request) *http.Request {
 // returns once the response is done.
 func (h *Handler) forward(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, repl *caddy.Replacer,
 	plan policy.Plan, backend string, ep endpoint, hold bool) (*observer, error) {
-	ow := h.newObserver(w, repl, backend, plan.Conversation, plan.Model, ep == messagesEndpoint, hold)
+	ow := h.newObserver(w, repl, backend, plan, ep == messagesEndpoint, hold)
 	completed := false
 	defer func() { ow.finish(!completed) }()
 	err := next.ServeHTTP(ow, r)

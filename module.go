@@ -183,7 +183,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	pr.persist(ctx, h.persist(), time.Duration(h.PersistInterval), h.logger)
 	h.policy = &policy.Policy{Registry: pr.reg, Foreign: foreign, Models: policy.Models(h.ThinkingModels),
 		SynthesizedAsTags: h.ThinkTagsReplay != thinkTagsReplayThinking,
-		Checkpoints:       pr.checkpoints, Mismatches: pr.mismatches, Refresh: pr.refresh}
+		Threads:           pr.threads, Mismatches: pr.mismatches, Refresh: pr.refresh}
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/modelname"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/streaming"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinktags"
 )
@@ -31,9 +32,10 @@ type observer struct {
 	repl         *caddy.Replacer
 	backend      string // "" until the response names the upstream
 	conversation string
-	requested    string // the model the request asked for
-	blocks       bool   // register the blocks of the response
-	hold         bool   // hold a small JSON 400 back
+	thread       registry.ThreadID // of the request, whose blocks the answer's are
+	requested    string            // the model the request asked for
+	blocks       bool              // register the blocks of the response
+	hold         bool              // hold a small JSON 400 back
 
 	wroteHeader bool
 	sse         *streaming.SSE
@@ -59,9 +61,9 @@ type observer struct {
 // few hundred bytes.
 const maxHeld = 64 << 10
 
-func (h *Handler) newObserver(w http.ResponseWriter, repl *caddy.Replacer, backend, conversation, requested string, blocks, hold bool) *observer {
-	return &observer{ResponseWriter: w, h: h, repl: repl, backend: backend, conversation: conversation, requested: requested,
-		blocks: blocks, hold: hold, remaining: -1}
+func (h *Handler) newObserver(w http.ResponseWriter, repl *caddy.Replacer, backend string, plan policy.Plan, blocks, hold bool) *observer {
+	return &observer{ResponseWriter: w, h: h, repl: repl, backend: backend, conversation: plan.Conversation, thread: plan.Thread,
+		requested: plan.Model, blocks: blocks, hold: hold, remaining: -1}
 }
 
 // WriteHeader chooses how to observe the body from the final status and
@@ -225,7 +227,7 @@ func (o *observer) register(blocks []streaming.Block) {
 		return
 	}
 	o.checkModel()
-	o.h.policy.Register(o.conversation, o.backend, blocks)
+	o.h.policy.Register(o.thread, o.backend, blocks)
 	metrics.countObserved(o.backend, len(blocks))
 	for _, b := range blocks {
 		if ce := o.h.logger.Check(zap.DebugLevel, "thinking.block_observed"); ce != nil {

@@ -33,12 +33,12 @@ const (
 )
 
 // pooledRegistry is a registry in the pool, with the storage that keeps it
-// when persistence is on and the checkpoints of its conversations. Requests of an unloaded config that are still
+// when persistence is on and the threads of its conversations. Requests of an unloaded config that are still
 // streaming keep a working registry until they end.
 type pooledRegistry struct {
-	reg         *registry.Registry
-	checkpoints *policy.Checkpoints
-	mismatches  *policy.Mismatches
+	reg        *registry.Registry
+	threads    *policy.Threads
+	mismatches *policy.Mismatches
 
 	mu           sync.Mutex
 	store        *persist.Store
@@ -65,7 +65,8 @@ func (p *pooledRegistry) Destruct() error {
 // cfg to it when it already exists.
 func acquireRegistry(ctx caddy.Context, name string, cfg registry.Config) (*pooledRegistry, error) {
 	v, loaded, err := registries.LoadOrNew(name, func() (caddy.Destructor, error) {
-		return &pooledRegistry{reg: registry.New(cfg), checkpoints: policy.NewCheckpoints(policy.DefaultCheckpointBudget),
+		reg := registry.New(cfg)
+		return &pooledRegistry{reg: reg, threads: policy.NewThreads(policy.ThreadLimits{}, reg),
 			mismatches: policy.NewMismatches(), name: name}, nil
 	})
 	if err != nil {

@@ -148,11 +148,11 @@ func printStatus(out io.Writer, handlers []handlerStatus, registries map[string]
 	if len(registries) == 0 {
 		fmt.Fprintln(tw, "no registry in use")
 	} else {
-		fmt.Fprintln(tw, "REGISTRY\tBLOCKS\tCONFIRMED\tUNCONFIRMED\tCONVERSATIONS\tSWITCHES\tRETRIES\tREFUSALS\tPERSIST")
+		fmt.Fprintln(tw, "REGISTRY\tBLOCKS\tCONFIRMED\tUNCONFIRMED\tCONVERSATIONS\tTHREADS\tSWITCHES\tRETRIES\tREFUSALS\tPERSIST")
 	}
 	for _, name := range slices.Sorted(maps.Keys(registries)) {
 		s := registries[name]
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", name, s.Blocks, s.Confirmed, s.Unconfirmed, s.Conversations, s.Switches, s.Retries, s.Refusals, persistence(s.Persist))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", name, s.Blocks, s.Confirmed, s.Unconfirmed, s.Conversations, s.Threads, s.Switches, s.Retries, s.Refusals, persistence(s.Persist))
 	}
 	return tw.Flush()
 }

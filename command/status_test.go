@@ -53,9 +53,9 @@ by_header  /config/apps/http/servers/by_header/routes/0  -       {http.request.h
 gateway    /config/apps/http/servers/gateway/routes/0    claude  anthropic (vars llm_backend)     convert_to_text  status_a  anthropic: 10.0.0.1:443; zai|glm: 10.0.0.2:443
 gateway    /config/apps/http/servers/gateway/routes/1    -       (upstream dialed)                strip            status_b  10.0.0.3:11434, 10.0.0.4:11434
 
-REGISTRY  BLOCKS  CONFIRMED  UNCONFIRMED  CONVERSATIONS  SWITCHES  RETRIES  REFUSALS  PERSIST
-status_a  0       0          0            0              0         0        0         off
-status_b  0       0          0            0              0         0        0         off
+REGISTRY  BLOCKS  CONFIRMED  UNCONFIRMED  CONVERSATIONS  THREADS  SWITCHES  RETRIES  REFUSALS  PERSIST
+status_a  0       0          0            0              0        0         0        0         off
+status_b  0       0          0            0              0        0         0        0         off
 `
 
 func TestStatus(t *testing.T) {

@@ -92,9 +92,9 @@ func TestSwitchBackendAndUpstream(t *testing.T) {
 	want = fmt.Sprintf(`SERVER  ROUTE                                    ID  BACKEND                       MODE   REGISTRY     UPSTREAMS
 srv0    /config/apps/http/servers/srv0/routes/0  -   anthropic (vars llm_backend)  strip  switch_test  anthropic: %s; glm: %s
 
-REGISTRY     BLOCKS  CONFIRMED  UNCONFIRMED  CONVERSATIONS  SWITCHES  RETRIES  REFUSALS  PERSIST
-switch_test  %d       %d          %d            %d              %d         %d        %d         off
-`, anthropic.HostPort(), newGLM.HostPort(), s.Blocks, s.Confirmed, s.Unconfirmed, s.Conversations, s.Switches, s.Retries, s.Refusals)
+REGISTRY     BLOCKS  CONFIRMED  UNCONFIRMED  CONVERSATIONS  THREADS  SWITCHES  RETRIES  REFUSALS  PERSIST
+switch_test  %d       %d          %d            %d              %d        %d         %d        %d         off
+`, anthropic.HostPort(), newGLM.HostPort(), s.Blocks, s.Confirmed, s.Unconfirmed, s.Conversations, s.Threads, s.Switches, s.Retries, s.Refusals)
 	if out != want {
 		t.Errorf("status printed\n%s\nwant\n%s", out, want)
 	}

@@ -48,9 +48,9 @@ func origins(reg *registry.Registry, backend string, names ...string) (origin []
 func TestARestartKeepsWhatTheRegistryLearned(t *testing.T) {
 	st := newMemory()
 	reg, s, _ := open(t, st, registry.Config{})
-	reg.Observe("s1", "anthropic", key("a1"))
+	reg.Observe(0, "anthropic", key("a1"))
 	reg.Admit(registry.Request{Conversation: "s1", Backend: "anthropic", Keys: []block.Key{key("a1")}, Track: true})
-	reg.Observe("s1", "glm", key("g1"))
+	reg.Observe(0, "glm", key("g1"))
 	reg.Refuse("anthropic", key("g1"))
 	if err := s.Close(context.Background()); err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func TestReplicasShareThroughStorage(t *testing.T) {
 	st := newMemory()
 	a, sa, _ := open(t, st, registry.Config{})
 	b, sb, _ := open(t, st, registry.Config{})
-	a.Observe("s1", "anthropic", key("a1"))
+	a.Observe(0, "anthropic", key("a1"))
 	if err := sa.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestReplicasShareThroughStorage(t *testing.T) {
 		t.Fatalf("b does not know a's block after a refresh: %q", o)
 	}
 	// b's own learning goes back to a.
-	b.Observe("s1", "glm", key("g1"))
+	b.Observe(0, "glm", key("g1"))
 	sb.Flush(context.Background())
 	sa.Refresh(context.Background(), []block.Key{key("g1")})
 	if o, _ := origins(a, "glm", "g1"); o[0] != "glm" {
@@ -110,7 +110,7 @@ func TestARefreshSeesWhatWasWrittenBeforeItWasAskedFor(t *testing.T) {
 		close(first)
 	}()
 	<-listing
-	a.Observe("s1", "anthropic", key("a1"))
+	a.Observe(0, "anthropic", key("a1"))
 	if err := sa.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestABlockLookedForRecentlyIsNotLookedForAgain(t *testing.T) {
 func TestBadFilesAreSkippedWithAWarning(t *testing.T) {
 	st := newMemory()
 	reg, s, _ := open(t, st, registry.Config{})
-	reg.Observe("s1", "anthropic", key("a1"))
+	reg.Observe(0, "anthropic", key("a1"))
 	s.Flush(context.Background())
 	st.files[prefix+journalDir+"/00000000000000000001-x-000001.json"] = []byte("{not json")
 	st.files[prefix+journalDir+"/00000000000000000002-x-000001.json"] = []byte(`{"version":99,"changes":[]}`)
@@ -187,7 +187,7 @@ func TestFoldingKeepsEverythingAndBoundsTheJournal(t *testing.T) {
 	st := newMemory()
 	reg, s, _ := open(t, st, registry.Config{})
 	for i := range foldAt + 3 {
-		reg.Observe("s1", "anthropic", key(fmt.Sprint(i)))
+		reg.Observe(0, "anthropic", key(fmt.Sprint(i)))
 		if err := s.Flush(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +205,7 @@ func TestFoldingKeepsEverythingAndBoundsTheJournal(t *testing.T) {
 		t.Fatalf("%d segments left after folding", n)
 	}
 	// A segment written after the fold stays beside the snapshot.
-	reg.Observe("s1", "glm", key("late"))
+	reg.Observe(0, "glm", key("late"))
 	s.Flush(context.Background())
 
 	again, _, logs := open(t, st, registry.Config{})
@@ -231,7 +231,7 @@ func TestFailedWritesAreRetried(t *testing.T) {
 	st := newMemory()
 	reg, s, logs := open(t, st, registry.Config{})
 	st.set(errors.New("storage is down"), 0)
-	reg.Observe("s1", "anthropic", key("a1"))
+	reg.Observe(0, "anthropic", key("a1"))
 	if err := s.Flush(context.Background()); err == nil {
 		t.Fatal("a failed write reported no error")
 	}
@@ -242,7 +242,7 @@ func TestFailedWritesAreRetried(t *testing.T) {
 		t.Fatal(logs.All())
 	}
 	st.set(nil, 0)
-	reg.Observe("s1", "anthropic", key("a2"))
+	reg.Observe(0, "anthropic", key("a2"))
 	if err := s.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +296,7 @@ func TestConcurrentLearningLosesNothing(t *testing.T) {
 	for w := range writers {
 		wg.Go(func() {
 			for i := range each {
-				reg.Observe(fmt.Sprint("s", w), "anthropic", key(fmt.Sprint(w, "-", i)))
+				reg.Observe(0, "anthropic", key(fmt.Sprint(w, "-", i)))
 			}
 		})
 	}

@@ -29,9 +29,11 @@ type Policy struct {
 	// own <think> tags back as the text it wrote, tags included, rather
 	// than as thinking blocks.
 	SynthesizedAsTags bool
-	// Checkpoints, when set, lets a conversation's request be read from
-	// where its previous one left off.
-	Checkpoints *Checkpoints
+	// Threads, when set, recognizes the thread of a conversation each
+	// request continues: the registry keeps the lifecycle of blocks per
+	// thread, and a request is read from where its thread's previous one
+	// left off. Without it, no block is ever held or released.
+	Threads *Threads
 	// Refresh, when set, brings the registry up to date with what other
 	// gateways learned (see package persist); Plan calls it with the keys
 	// it does not know before it calls them unknown. It must return
@@ -126,8 +128,15 @@ type Plan struct {
 	// Body is what goes upstream: the request's own Body when nothing
 	// changed.
 	Body []byte
-	// Conversation scopes the request's lifecycle in the registry.
+	// Conversation is the request's scope: the session its headers or
+	// metadata name, or "" when they name none.
 	Conversation string
+	// Thread is the thread of that scope whose history the request
+	// continues (see Threads), 0 when it is in none; Restored counts the
+	// messages whose structure was taken from what reading the thread's
+	// previous request learned rather than read again.
+	Thread   registry.ThreadID
+	Restored int
 	// Target is the backend the blocks were decided for: the request's
 	// Backend, or the one that last answered the conversation, or "".
 	Target string
@@ -159,29 +168,40 @@ func (p *Policy) Plan(req Request) Plan { return p.plan(req, false) }
 // plan is Plan, or the plan of a replay (see Replay).
 func (p *Policy) plan(req Request, replay bool) Plan {
 	pl := Plan{Body: req.Body}
-	conv := headerConversation(req.Header)
-	var cp *thinking.Checkpoint
-	if p.Checkpoints != nil && conv != "" {
-		cp = p.Checkpoints.take(conv)
-		defer func() { p.Checkpoints.put(conv, cp) }()
+	var m *match
+	var find thinking.Finder
+	if p.Threads != nil {
+		m = &match{header: headerConversation(req.Header)}
+		find = func(body []byte, o thinking.Opening) thinking.From { return p.Threads.find(m, body, o) }
 	}
-	parsed, err := thinking.Resume(req.Body, cp)
+	parsed, err := thinking.Resume(req.Body, find)
 	if err != nil {
+		if m != nil {
+			p.Threads.keep(m, nil, nil)
+		}
 		pl.Passthrough = err
 		return pl
 	}
 	defer parsed.Release()
 	pl.Stream = parsed.Stream()
+	pl.Restored = parsed.Restored()
 	pl.Model = parsed.Model()
 	pl.ThinkingCapable = p.Models.Capable(pl.Model)
 	pl.Conversation = Conversation(req.Header, parsed.UserID)
 
 	blocks := parsed.Blocks()
+	// Requests without any thinking (title generation, safety checks) share
+	// the session, not the history: they never move the lifecycle, nor
+	// start or continue a thread; a replay moved it already.
 	mainTurn := len(blocks) > 0 || parsed.ThinkingOn()
-	if cp != nil && mainTurn {
-		// Side requests (titles, safety checks) share the session, not the
-		// history: they leave the conversation's checkpoint as it was.
-		defer parsed.Save(cp)
+	track := !req.ReadOnly && !replay && mainTurn
+	if m != nil {
+		var hist *thinking.History
+		if track {
+			hist = parsed.History()
+		}
+		pl.Thread = p.Threads.settle(m, pl.Conversation, parsed.Messages(), hist, track)
+		defer p.Threads.keep(m, hist, parsed.Save)
 	}
 	sc := scratches.Get().(*scratch)
 	defer scratches.Put(sc)
@@ -191,14 +211,13 @@ func (p *Policy) plan(req Request, replay bool) Plan {
 	}
 	rr := registry.Request{
 		Conversation: pl.Conversation,
+		Thread:       pl.Thread,
 		Backend:      req.Backend,
 		ServedLater:  req.Backend == "",
 		Keys:         sc.keys,
-		// Requests without any thinking (title generation, safety checks)
-		// never move the lifecycle, and a replay moved it already.
-		Track:   !req.ReadOnly && !replay && mainTurn,
-		Origins: sc.origins,
-		Refused: sc.refused,
+		Track:        track,
+		Origins:      sc.origins,
+		Refused:      sc.refused,
 	}
 	if rr.ServedLater {
 		rr.Backend = p.Registry.Last(pl.Conversation)

@@ -59,7 +59,8 @@ func body(sigs ...string) []byte {
 }
 
 func newPolicy() *Policy {
-	return &Policy{Registry: registry.New(registry.Config{}), Foreign: thinking.Strip}
+	reg := registry.New(registry.Config{})
+	return &Policy{Registry: reg, Foreign: thinking.Strip, Threads: NewThreads(ThreadLimits{}, reg)}
 }
 
 func session(id string) http.Header {
@@ -71,9 +72,9 @@ func session(id string) http.Header {
 func TestPlanKeepsOwnBlocksAndStripsForeignOnes(t *testing.T) {
 	p := newPolicy()
 	p.Plan(Request{Body: body(), Header: session("s1"), Backend: "glm"})
-	p.Register("s1", "glm", []streaming.Block{{Kind: block.Thinking, Key: keyOf("g1")}})
+	p.Register(0, "glm", []streaming.Block{{Kind: block.Thinking, Key: keyOf("g1")}})
 	p.Plan(Request{Body: body("g1"), Header: session("s1"), Backend: "anthropic"})
-	p.Register("s1", "anthropic", []streaming.Block{{Kind: block.Thinking, Key: keyOf("a1")}})
+	p.Register(0, "anthropic", []streaming.Block{{Kind: block.Thinking, Key: keyOf("a1")}})
 
 	// "new" is unknown, and the conversation has seen glm: it cannot be
 	// proven to be anthropic's.
@@ -138,7 +139,7 @@ func TestPlanPassesOtherBodiesThrough(t *testing.T) {
 		}
 	}
 	// A body that would need an edit but is not valid JSON goes as it came.
-	p.Register("s1", "glm", []streaming.Block{{Kind: block.Thinking, Key: keyOf("g1")}})
+	p.Register(0, "glm", []streaming.Block{{Kind: block.Thinking, Key: keyOf("g1")}})
 	in := []byte(strings.Replace(string(body("g1")), `"model":"m"`, `"max_tokens":01`, 1))
 	pl := p.Plan(Request{Body: in, Header: session("s1"), Backend: "anthropic"})
 	if string(pl.Body) != string(in) || !errors.Is(pl.Passthrough, thinking.ErrInvalidJSON) || len(pl.Decisions) != 1 {
@@ -164,7 +165,7 @@ func TestAModelThatCannotThinkGetsNoThinking(t *testing.T) {
 	p := newPolicy()
 	p.Models = Models{"claude-*", "qwen3*"}
 	p.Plan(Request{Body: body(), Header: session("s1"), Backend: "ollama"})
-	p.Register("s1", "ollama", []streaming.Block{{Kind: block.Thinking, Key: keyOf("o1")}})
+	p.Register(0, "ollama", []streaming.Block{{Kind: block.Thinking, Key: keyOf("o1")}})
 
 	// The body's model, "m", matches no pattern: even the target's own
 	// block goes.
@@ -214,7 +215,7 @@ func TestSynthesizedBlocksGoOnlyToTheirProducer(t *testing.T) {
 			p := newPolicy()
 			p.SynthesizedAsTags = tt.asTags
 			if tt.origin != "" {
-				p.Register("s1", tt.origin, []streaming.Block{{Kind: block.Thinking, Key: key}})
+				p.Register(0, tt.origin, []streaming.Block{{Kind: block.Thinking, Key: key}})
 			}
 			pl := p.Plan(Request{Body: tagged, Header: session("s1"), Backend: tt.target})
 			defer pl.Release()

@@ -1,11 +1,14 @@
 package policy
 
-import "github.com/caddy-llm-thinking/caddy-llm-thinking/streaming"
+import (
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/streaming"
+)
 
 // Register records backend as the producer of blocks, finished in a
-// response to conversation.
-func (p *Policy) Register(conversation, backend string, blocks []streaming.Block) {
+// response to a request of thread (see Plan.Thread).
+func (p *Policy) Register(thread registry.ThreadID, backend string, blocks []streaming.Block) {
 	for _, b := range blocks {
-		p.Registry.Observe(conversation, backend, b.Key)
+		p.Registry.Observe(thread, backend, b.Key)
 	}
 }

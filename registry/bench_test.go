@@ -44,14 +44,15 @@ func BenchmarkObserve(b *testing.B) {
 }
 
 func benchmarkObserve(b *testing.B, r *Registry) {
-	convs := make([]string, 1000)
-	for i := range convs {
-		convs[i] = fmt.Sprint("c", i)
+	threads := make([]ThreadID, 1000)
+	for i := range threads {
+		threads[i] = ThreadID(i + 1)
+		r.StartThread(threads[i])
 	}
 	i := benchBlocks
 	b.ReportAllocs()
 	for b.Loop() {
-		r.Observe(convs[i%len(convs)], "anthropic", benchKey(i))
+		r.Observe(threads[i%len(threads)], "anthropic", benchKey(i))
 		i++
 	}
 }
@@ -85,7 +86,8 @@ func BenchmarkAdmitNewConversation(b *testing.B) {
 // advances and the blocks are found where the last request found them.
 func BenchmarkAdmitNextRequest(b *testing.B) {
 	r, keys := fullRegistry(b)
-	req := Request{Conversation: "c", Backend: "anthropic", Track: true, Keys: make([]block.Key, lookupBatch)}
+	r.StartThread(1)
+	req := Request{Conversation: "c", Thread: 1, Backend: "anthropic", Track: true, Keys: make([]block.Key, lookupBatch)}
 	for j := range req.Keys {
 		req.Keys[j] = keys[(j*7919)%len(keys)]
 	}

@@ -99,11 +99,11 @@ func (r *Registry) Apply(changes []Change) {
 		case Refused:
 			r.refuse(ch.Backend, ch.Key)
 		case Served:
-			c := r.conversation(ch.Conversation)
-			if ch.At.After(c.lastAt) {
-				c.last, c.lastAt = ch.Backend, ch.At
+			s := r.scope(ch.Conversation)
+			if ch.At.After(s.lastAt) {
+				s.last, s.lastAt = ch.Backend, ch.At
 			}
-			c.remember(ch.Backend)
+			s.remember(ch.Backend)
 		}
 	}
 }

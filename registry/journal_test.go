@@ -8,7 +8,7 @@ import (
 
 func TestRefusedBlocksAreReportedForTheirRefuserOnly(t *testing.T) {
 	r, _ := newTestRegistry(t, Config{})
-	r.Observe("s1", "A", key("a1"))
+	r.Observe(tid("s1"), "A", key("a1"))
 	r.Refuse("A", key("a1"), key("never seen"))
 	r.Refuse("A", key("a1")) // once is enough
 
@@ -49,11 +49,11 @@ func TestServedNamesTheLatestBackend(t *testing.T) {
 func TestSnapshotRebuildsOriginsRefusalsAndBackends(t *testing.T) {
 	r, c := newTestRegistry(t, Config{})
 	r.Record()
-	r.Observe("s1", "A", key("a1"))
+	r.Observe(tid("s1"), "A", key("a1"))
 	admit(r, "s1", "A", true, "a1")
 	c.advance(time.Second)
 	admit(r, "s1", "B", true, "a1")
-	r.Observe("s1", "B", key("b1"))
+	r.Observe(tid("s1"), "B", key("b1"))
 	r.Refuse("B", key("a1"))
 
 	for name, changes := range map[string][]Change{"snapshot": snapshot(r), "journal": takeAll(r)} {
@@ -91,7 +91,7 @@ func TestJournalIsBounded(t *testing.T) {
 	r, _ := newTestRegistry(t, Config{MaxBlocks: 10})
 	r.Record()
 	for i := range maxJournal + 10 {
-		r.Observe("s1", "A", key(fmt.Sprint(i)))
+		r.Observe(tid("s1"), "A", key(fmt.Sprint(i)))
 	}
 	changes, dropped := r.TakeChanges(nil)
 	if len(changes) > maxJournal || int(dropped)+len(changes) != maxJournal+10 {

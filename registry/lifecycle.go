@@ -8,18 +8,23 @@ import (
 )
 
 // Observe records that backend produced the block with key k in a response
-// to conversation conv.
-func (r *Registry) Observe(conv, backend string, k block.Key) {
+// to a request of thread th (0 when it is in none), which is then expected to
+// replay it.
+func (r *Registry) Observe(th ThreadID, backend string, k block.Key) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	now := r.now()
-	r.produced(r.conversation(conv), backend, k, now)
+	var t *thread
+	if th != 0 {
+		t, _ = r.threads.Peek(th)
+	}
+	r.produced(t, backend, k, now)
 	r.journal.add(Change{Op: Produced, Key: k, Backend: backend, At: now})
 }
 
 // produced records backend as the producer of k, now; c, when not nil, is
-// the conversation waiting to replay it.
-func (r *Registry) produced(c *conversation, backend string, k block.Key, now time.Time) {
+// the thread waiting to replay it.
+func (r *Registry) produced(c *thread, backend string, k block.Key, now time.Time) {
 	at := r.blocks.get(k)
 	fresh := at == 0
 	if fresh {
@@ -45,8 +50,13 @@ func (r *Registry) newEntry(k block.Key) slot {
 
 // Request describes one request on its way to a backend.
 type Request struct {
-	// Conversation scopes the lifecycle; "" is the shared global scope.
+	// Conversation names the request's scope, whose backends are tracked;
+	// "" is the shared global scope.
 	Conversation string
+	// Thread is the thread within that scope whose history the request
+	// continues: the blocks it replays are held by that thread, once it has
+	// started (see StartThread). 0 tracks no lifecycle.
+	Thread ThreadID
 	// Backend is the backend the request goes to, as far as it is known
 	// ("" when not at all): origins are looked up, and refusals reported,
 	// for it.
@@ -58,8 +68,8 @@ type Request struct {
 	// client sent, before any of them is removed.
 	Keys []block.Key
 	// Track applies the lifecycle: confirm the blocks, release what the
-	// conversation no longer replays, record the backend. Requests that only
-	// read (token counting, side requests without thinking) leave it false.
+	// thread no longer replays, record the backend. Requests that only read
+	// (token counting, side requests without thinking) leave it false.
 	Track bool
 	// Origins and Refused, when large enough, are reused for the
 	// Admission's.
@@ -75,17 +85,17 @@ type Admission struct {
 	// Refused reports, per key, that the request's backend refused the
 	// block before.
 	Refused []bool
-	// Mixed reports that the conversation was served by a backend other than
-	// the request's before this request.
+	// Mixed reports that the scope was served by a backend other than the
+	// request's before this request.
 	Mixed bool
-	// Switched reports that this request moves the conversation to a new
-	// backend; Previous names the one it leaves.
+	// Switched reports that this request moves the scope to a new backend;
+	// Previous names the one it leaves.
 	Switched bool
 	Previous string
 }
 
 // Admit looks up the origin of every block of req and, when req.Track is
-// set, advances the conversation's lifecycle.
+// set, advances the lifecycle of its thread and scope.
 func (r *Registry) Admit(req Request) Admission {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -95,13 +105,20 @@ func (r *Registry) Admit(req Request) Admission {
 		Origins: slices.Grow(req.Origins[:0], n)[:n],
 		Refused: slices.Grow(req.Refused[:0], n)[:n],
 	}
-	var c *conversation
+	var s *scope
+	var t *thread
 	if req.Track {
-		c = r.conversation(req.Conversation)
+		s = r.scope(req.Conversation)
+		if req.Thread != 0 {
+			t, _ = r.threads.Get(req.Thread)
+		}
 	} else {
-		c, _ = r.convs.Peek(req.Conversation)
+		s, _ = r.scopes.Peek(req.Conversation)
+		if req.Thread != 0 {
+			t, _ = r.threads.Peek(req.Thread)
+		}
 	}
-	slots := r.lookup(c, req.Keys)
+	slots := r.lookup(t, req.Keys)
 	target := r.names.lookup(req.Backend)
 	for i, at := range slots {
 		a.Origins[i], a.Refused[i] = "", false
@@ -110,18 +127,18 @@ func (r *Registry) Admit(req Request) Admission {
 			a.Refused[i] = target != 0 && r.refusedBy(at, target)
 		}
 	}
-	if c == nil {
+	if s == nil {
 		return a
 	}
-	a.Mixed = c.servedOtherThan(req.Backend)
+	a.Mixed = s.servedOtherThan(req.Backend)
 	if !req.Track {
 		return a
 	}
-	if len(req.Keys) > 0 {
-		r.advance(c, req.Keys, slots)
+	if t != nil && len(req.Keys) > 0 {
+		r.advance(t, req.Keys, slots)
 	}
 	if req.Backend != "" && !req.ServedLater {
-		a.Switched, a.Previous = r.serve(req.Conversation, c, req.Backend)
+		a.Switched, a.Previous = r.serve(s, req.Backend)
 	}
 	return a
 }
@@ -134,7 +151,7 @@ func (r *Registry) Admit(req Request) Admission {
 // two. A slot is only trusted while it still holds its key (a removed
 // entry is zeroed, a reused one holds another key). The slice is reused
 // by the next call.
-func (r *Registry) lookup(c *conversation, keys []block.Key) []slot {
+func (r *Registry) lookup(c *thread, keys []block.Key) []slot {
 	r.slots = slices.Grow(r.slots[:0], len(keys))[:len(keys)]
 	var seen []slot
 	if c != nil {
@@ -151,17 +168,17 @@ func (r *Registry) lookup(c *conversation, keys []block.Key) []slot {
 	return r.slots
 }
 
-// advance applies one request's blocks to c: blocks it replays are
-// confirmed, blocks it held but no longer replays are released, and blocks
-// its responses produced that it still has not replayed after the orphan TTL
-// are dropped. A conversation holds only blocks of its latest request, so
-// what it held is among c.replayed.
-func (r *Registry) advance(c *conversation, keys []block.Key, slots []slot) {
+// advance applies one request's blocks to its thread c: blocks it replays
+// are confirmed, blocks it held but no longer replays are released, and
+// blocks its responses produced that it still has not replayed after the
+// orphan TTL are released too. A thread holds only blocks of its latest
+// request, so what it held is among c.replayed.
+func (r *Registry) advance(c *thread, keys []block.Key, slots []slot) {
 	n := len(c.replayed)
 	if c.unknown == 0 && n > 0 && n <= len(keys) && slices.Equal(c.replayed, keys[:n]) {
 		// The request replays the last one's history, every block of which
-		// it holds, and adds to it, as a conversation's next request does:
-		// nothing is released, and only what it adds is new.
+		// it holds, and adds to it, as a thread's next request does: nothing
+		// is released, and only what it adds is new.
 		r.expireOrphans(c, func(k block.Key) bool { return slices.Contains(keys, k) })
 		c.unknown = r.holdAll(c, slots[n:])
 		c.replayed = append(c.replayed, keys[n:]...)
@@ -172,9 +189,9 @@ func (r *Registry) advance(c *conversation, keys []block.Key, slots []slot) {
 	for _, k := range keys {
 		r.present[k] = struct{}{}
 	}
-	for _, k := range c.replayed {
+	for i, k := range c.replayed {
 		if _, ok := r.present[k]; !ok {
-			if at := r.blocks.peek(k); at != 0 && r.blocks.holds(at, c.id) {
+			if at := r.heldAt(c, i, k); at != 0 && r.blocks.holds(at, c.holder) {
 				r.release(c, at)
 			}
 		}
@@ -185,15 +202,18 @@ func (r *Registry) advance(c *conversation, keys []block.Key, slots []slot) {
 	c.slots = append(c.slots[:0], slots...)
 }
 
-// expireOrphans drops the blocks c's responses produced that it still has
-// not replayed (present tells) after the orphan TTL.
-func (r *Registry) expireOrphans(c *conversation, present func(block.Key) bool) {
+// expireOrphans releases the blocks c's responses produced that it still
+// has not replayed (present tells) after the orphan TTL: the answer was
+// dropped, or retried.
+func (r *Registry) expireOrphans(c *thread, present func(block.Key) bool) {
 	now := r.now().UnixNano()
 	for at := c.waiting; at != 0; {
 		e := r.blocks.entries.at(at)
 		next := e.waitNext
 		if now-e.born > int64(r.ttl) && !present(e.key) {
-			r.evict(at)
+			r.blocks.unwait(at, &c.waiting)
+			e.owner = 0
+			r.blocks.demote(at)
 		}
 		at = next
 	}
@@ -201,7 +221,7 @@ func (r *Registry) expireOrphans(c *conversation, present func(block.Key) bool) 
 
 // holdAll makes c a holder of the blocks in slots, and returns how many
 // slots are 0: blocks the registry does not know.
-func (r *Registry) holdAll(c *conversation, slots []slot) (unknown int) {
+func (r *Registry) holdAll(c *thread, slots []slot) (unknown int) {
 	for _, at := range slots {
 		if at != 0 {
 			r.hold(c, at)
@@ -213,55 +233,55 @@ func (r *Registry) holdAll(c *conversation, slots []slot) (unknown int) {
 }
 
 // hold makes c a holder of the block at.
-func (r *Registry) hold(c *conversation, at slot) {
-	if r.blocks.holds(at, c.id) {
+func (r *Registry) hold(c *thread, at slot) {
+	if r.blocks.holds(at, c.holder) {
 		return
 	}
 	e := r.blocks.entries.at(at)
 	if e.owner != 0 {
-		r.blocks.unwait(at, &r.convSlots[e.owner].waiting)
+		r.blocks.unwait(at, &r.holders[e.owner].waiting)
 		e.owner = 0
 	}
 	if r.blocks.holders(at) == 0 {
 		r.confirmed++
 	}
-	r.blocks.addHolder(at, c.id)
+	r.blocks.addHolder(at, c.holder)
 }
 
-// release ends c's hold on the block at and forgets the block when nobody
-// else holds it.
-func (r *Registry) release(c *conversation, at slot) {
-	r.blocks.dropHolder(at, c.id)
+// release ends c's hold on the block at. A block nobody else holds stays
+// known, as the first to be forgotten when the registry needs room: c may
+// have been taken for another thread, whose next request would want it.
+func (r *Registry) release(c *thread, at slot) {
+	r.blocks.dropHolder(at, c.holder)
 	if r.blocks.holders(at) == 0 {
 		r.confirmed--
-		r.blocks.remove(at)
+		r.blocks.demote(at)
 	}
 }
 
-// setOwner records c as the conversation waiting to confirm the block at.
-func (r *Registry) setOwner(at slot, c *conversation) {
+// setOwner records c as the thread waiting to confirm the block at.
+func (r *Registry) setOwner(at slot, c *thread) {
 	e := r.blocks.entries.at(at)
-	if e.owner == c.id {
+	if e.owner == c.holder {
 		return
 	}
 	if e.owner != 0 {
-		r.blocks.unwait(at, &r.convSlots[e.owner].waiting)
+		r.blocks.unwait(at, &r.holders[e.owner].waiting)
 	}
-	e.owner = c.id
+	e.owner = c.holder
 	r.blocks.wait(at, &c.waiting)
 }
 
-// evict forgets the block at, whatever holds it: the registry is full, or
-// the block is an orphan past its time.
+// evict forgets the block at, whatever holds it: the registry is full.
 func (r *Registry) evict(at slot) {
 	e := r.blocks.entries.at(at)
 	if e.owner != 0 {
-		r.blocks.unwait(at, &r.convSlots[e.owner].waiting)
+		r.blocks.unwait(at, &r.holders[e.owner].waiting)
 	}
 	if r.blocks.holders(at) > 0 {
 		r.confirmed--
-		r.blocks.eachHolder(at, func(h convID) {
-			r.convSlots[h].unknown++ // a block it replayed is no longer known
+		r.blocks.eachHolder(at, func(h holderID) {
+			r.holders[h].unknown++ // a block it replayed is no longer known
 		})
 	}
 	r.blocks.remove(at)

@@ -3,12 +3,19 @@
 //
 // A block is registered when a response carrying it passes the gateway
 // (Observe), and confirmed when a later request replays it (Admit). The
-// lifecycle is kept per conversation: a conversation that stops replaying a
-// block it held releases it, and a block that nobody holds any more is
-// forgotten. A block shared by several conversations (a forked session, a
-// subagent) stays until every one of them has let it go, so conversations
-// never evict each other. Requests that carry no thinking blocks (title
-// generation, safety checks) never evict anything.
+// lifecycle is kept per thread: the requests of one scope (a session, a
+// subagent, or the global scope of clients that name neither) that continue
+// each other's history, as package policy recognizes them. A thread holds
+// the blocks its latest request replayed; a block that no thread holds any
+// more is released: it stays known, but is the first to be forgotten when
+// the registry needs room. A thread never releases a block because another
+// thread's request lacks it, so conversations that share a scope never
+// evict each other's blocks, and requests that carry no thinking blocks
+// (title generation, safety checks) never release anything.
+//
+// Which backends served each scope is kept per scope: a block the registry
+// does not know can only be the target's while its scope has known only the
+// target.
 //
 // A backend that refuses a block it was thought to accept (its key changed)
 // is remembered too (Refuse), so the block is not offered to it again.
@@ -38,9 +45,9 @@ const (
 	DefaultOrphanTTL = 5 * time.Minute
 )
 
-// maxSeenBackends bounds the backends remembered per conversation, and the
-// backends remembered as refusing one block. A conversation that has used
-// more is treated as mixed for good.
+// maxSeenBackends bounds the backends remembered per scope, and the
+// backends remembered as refusing one block. A scope that has used more is
+// treated as mixed for good.
 const maxSeenBackends = 8
 
 // Config bounds a registry.
@@ -49,11 +56,15 @@ type Config struct {
 	// recently used are forgotten first.
 	MaxBlocks int
 	// OrphanTTL is how long a block that no request has replayed yet is
-	// kept while its conversation goes on without it.
+	// held for the thread whose response produced it while that thread goes
+	// on without it.
 	OrphanTTL time.Duration
-	// MaxConversations is how many conversations are tracked; zero derives
-	// it from MaxBlocks.
+	// MaxConversations is how many scopes are tracked; zero derives it from
+	// MaxBlocks.
 	MaxConversations int
+	// MaxThreads is how many threads are tracked; zero derives it from
+	// MaxBlocks.
+	MaxThreads int
 }
 
 func (c Config) withDefaults() Config {
@@ -66,47 +77,55 @@ func (c Config) withDefaults() Config {
 	if c.MaxConversations <= 0 {
 		c.MaxConversations = max(1024, c.MaxBlocks/8)
 	}
+	if c.MaxThreads <= 0 {
+		c.MaxThreads = max(4096, c.MaxBlocks/8)
+	}
 	return c
 }
 
 // Registry maps block keys to the backend that produced them.
 type Registry struct {
-	mu        sync.Mutex
-	ttl       time.Duration
-	blocks    slab
-	names     names
-	convs     *simplelru.LRU[string, *conversation]
-	convSlots []*conversation // by convID; [0] is unused
-	freeConvs []convID
-	confirmed int    // entries with at least one holder
-	switches  uint64 // backend switches over all conversations
-	retries   uint64 // refused requests replayed
-	refusals  uint64 // blocks refused by a backend that was thought to accept them
-	present   map[block.Key]struct{}
-	slots     []slot // lookup's, reused
-	now       func() time.Time
-	journal   journal
+	mu          sync.Mutex
+	ttl         time.Duration
+	blocks      slab
+	names       names
+	scopes      *simplelru.LRU[string, *scope]
+	scopeSlots  []*scope // by scopeID; [0] is unused
+	freeScopes  []scopeID
+	threads     *simplelru.LRU[ThreadID, *thread]
+	holders     []*thread // by holderID; [0] is unused
+	freeHolders []holderID
+	confirmed   int    // entries with at least one holder
+	switches    uint64 // backend switches over all conversations
+	retries     uint64 // refused requests replayed
+	refusals    uint64 // blocks refused by a backend that was thought to accept them
+	present     map[block.Key]struct{}
+	slots       []slot // lookup's, reused
+	now         func() time.Time
+	journal     journal
 }
 
 // New returns an empty registry bounded by cfg.
 func New(cfg Config) *Registry {
 	cfg = cfg.withDefaults()
 	r := &Registry{
-		ttl:       cfg.OrphanTTL,
-		blocks:    newSlab(cfg.MaxBlocks),
-		names:     newNames(),
-		convSlots: make([]*conversation, 1),
-		present:   make(map[block.Key]struct{}),
-		now:       time.Now,
+		ttl:        cfg.OrphanTTL,
+		blocks:     newSlab(cfg.MaxBlocks),
+		names:      newNames(),
+		scopeSlots: make([]*scope, 1),
+		holders:    make([]*thread, 1),
+		present:    make(map[block.Key]struct{}),
+		now:        time.Now,
 	}
 	// NewLRU fails only for a non-positive size, which withDefaults rules out.
-	r.convs, _ = simplelru.NewLRU(cfg.MaxConversations, r.evictConversation)
+	r.scopes, _ = simplelru.NewLRU(cfg.MaxConversations, r.evictScope)
+	r.threads, _ = simplelru.NewLRU(cfg.MaxThreads, r.endThread)
 	return r
 }
 
 // Configure applies new bounds to a registry that may already hold blocks,
 // as happens when a config reload keeps the registry alive. Shrinking evicts
-// the least recently used blocks and conversations.
+// the least recently used blocks, scopes and threads.
 func (r *Registry) Configure(cfg Config) {
 	cfg = cfg.withDefaults()
 	r.mu.Lock()
@@ -116,15 +135,19 @@ func (r *Registry) Configure(cfg Config) {
 	for r.blocks.len() > r.blocks.max {
 		r.evict(r.blocks.tail)
 	}
-	r.convs.Resize(cfg.MaxConversations)
+	r.scopes.Resize(cfg.MaxConversations)
+	r.threads.Resize(cfg.MaxThreads)
 }
 
 // Stats is a snapshot of a registry, as served by the admin endpoint.
 type Stats struct {
-	Blocks        int    `json:"blocks"`
-	Confirmed     int    `json:"confirmed"`
-	Unconfirmed   int    `json:"unconfirmed"`
+	Blocks      int `json:"blocks"`
+	Confirmed   int `json:"confirmed"`
+	Unconfirmed int `json:"unconfirmed"`
+	// Conversations counts the scopes tracked (sessions, subagents, the
+	// global scope), Threads the threads within them.
 	Conversations int    `json:"conversations"`
+	Threads       int    `json:"threads"`
 	Switches      uint64 `json:"switches"`
 	// Retries counts refused requests that were repaired and replayed.
 	Retries uint64 `json:"retries"`
@@ -142,7 +165,8 @@ func (r *Registry) Stats() Stats {
 		Blocks:        n,
 		Confirmed:     r.confirmed,
 		Unconfirmed:   n - r.confirmed,
-		Conversations: r.convs.Len(),
+		Conversations: r.scopes.Len(),
+		Threads:       r.threads.Len(),
 		Switches:      r.switches,
 		Retries:       r.retries,
 		Refusals:      r.refusals,

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -33,12 +34,58 @@ func key(name string) block.Key {
 	return block.Key(sum[:16])
 }
 
+// tid is the thread the tests' requests of conv are in: one per scope,
+// unless a test says otherwise (see admitThread).
+func tid(conv string) ThreadID {
+	sum := sha256.Sum256([]byte(conv))
+	return ThreadID(binary.LittleEndian.Uint64(sum[:8]) | 1)
+}
+
 func admit(r *Registry, conv, backend string, track bool, names ...string) Admission {
+	return admitThread(r, conv, tid(conv), backend, track, names...)
+}
+
+// admitThread admits a request of thread th in scope conv, starting the
+// thread when the request is tracked.
+func admitThread(r *Registry, conv string, th ThreadID, backend string, track bool, names ...string) Admission {
+	if track {
+		r.StartThread(th)
+	}
 	keys := make([]block.Key, len(names))
 	for i, n := range names {
 		keys[i] = key(n)
 	}
-	return r.Admit(Request{Conversation: conv, Backend: backend, Keys: keys, Track: track})
+	return r.Admit(Request{Conversation: conv, Thread: th, Backend: backend, Keys: keys, Track: track})
+}
+
+// held reports whether some thread holds the block called name.
+func held(r *Registry, name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	at := r.blocks.peek(key(name))
+	return at != 0 && r.blocks.holders(at) > 0
+}
+
+// released reports whether the registry still knows the block called name
+// but nothing holds or owns it.
+func released(r *Registry, name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	at := r.blocks.peek(key(name))
+	return at != 0 && r.blocks.holders(at) == 0 && r.blocks.entries.at(at).owner == 0
+}
+
+// leastRecent returns the names, among those given, of the blocks at the
+// cold end of the registry's recency list, in the order they would be
+// forgotten.
+func leastRecent(r *Registry, n int) []block.Key {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var keys []block.Key
+	for at := r.blocks.tail; at != 0 && len(keys) < n; at = r.blocks.entries.at(at).prev {
+		keys = append(keys, r.blocks.entries.at(at).key)
+	}
+	return keys
 }
 
 // known reports whether the registry remembers the block called name.
@@ -50,8 +97,8 @@ func known(r *Registry, name string) bool {
 
 func TestObserveThenAdmitReportsOrigins(t *testing.T) {
 	r, _ := newTestRegistry(t, Config{})
-	r.Observe("s1", "anthropic", key("a1"))
-	r.Observe("s1", "glm", key("g1"))
+	r.Observe(tid("s1"), "anthropic", key("a1"))
+	r.Observe(tid("s1"), "glm", key("g1"))
 
 	a := admit(r, "s1", "anthropic", true, "a1", "g1", "unknown")
 	want := []string{"anthropic", "glm", ""}
@@ -60,58 +107,126 @@ func TestObserveThenAdmitReportsOrigins(t *testing.T) {
 			t.Fatalf("origins = %q, want %q", a.Origins, want)
 		}
 	}
-	if got := r.Stats(); got != (Stats{Blocks: 2, Confirmed: 2, Conversations: 1}) {
+	if got := r.Stats(); got != (Stats{Blocks: 2, Confirmed: 2, Conversations: 1, Threads: 1}) {
 		t.Fatalf("stats = %+v", got)
 	}
 }
 
-func TestConfirmedBlockDroppedFromHistoryIsForgotten(t *testing.T) {
-	r, _ := newTestRegistry(t, Config{})
-	r.Observe("s1", "A", key("b1"))
-	r.Observe("s1", "A", key("b2"))
+func TestBlockDroppedFromItsThreadIsReleased(t *testing.T) {
+	r, _ := newTestRegistry(t, Config{MaxBlocks: 3})
+	admit(r, "s1", "A", true)
+	r.Observe(tid("s1"), "A", key("b1"))
+	r.Observe(tid("s1"), "A", key("b2"))
 	admit(r, "s1", "A", true, "b1", "b2")
 
-	// The client compacted its history: b1 is gone.
+	// The client compacted its history: b1 is gone from the thread.
 	admit(r, "s1", "A", true, "b2")
-	if known(r, "b1") {
-		t.Fatal("b1 is still known after its conversation stopped replaying it")
+	if !released(r, "b1") || !held(r, "b2") {
+		t.Fatalf("b1 released %v, b2 held %v", released(r, "b1"), held(r, "b2"))
 	}
-	if !known(r, "b2") {
-		t.Fatal("b2 was forgotten although it is still replayed")
+	// Released, b1 is still known, as the first block to go.
+	if !known(r, "b1") || leastRecent(r, 1)[0] != key("b1") {
+		t.Fatal("the released block is not known as the first to go")
+	}
+	r.Observe(tid("s1"), "A", key("b3"))
+	r.Observe(tid("s1"), "A", key("b4"))
+	if known(r, "b1") || !known(r, "b2") || !known(r, "b3") || !known(r, "b4") {
+		t.Fatal("a full registry did not forget the released block first")
 	}
 }
 
 func TestConversationsNeverEvictEachOther(t *testing.T) {
 	r, _ := newTestRegistry(t, Config{})
-	r.Observe("s1", "A", key("shared"))
-	r.Observe("s1", "A", key("own1"))
+	admit(r, "s1", "A", true)
+	r.Observe(tid("s1"), "A", key("shared"))
+	r.Observe(tid("s1"), "A", key("own1"))
 	admit(r, "s1", "A", true, "shared", "own1")
 	// A fork of s1 replays the shared block.
 	admit(r, "s2", "A", true, "shared")
 
 	// s2 moves on without it; s1 still holds it.
-	r.Observe("s2", "A", key("own2"))
+	r.Observe(tid("s2"), "A", key("own2"))
 	admit(r, "s2", "A", true, "own2")
-	if !known(r, "shared") {
-		t.Fatal("s2 evicted a block that s1 still holds")
+	if !held(r, "shared") {
+		t.Fatal("s2 released a block that s1 still holds")
 	}
-	// Interleaved requests of s1 never evict s2's blocks either.
+	// Interleaved requests of s1 never release s2's blocks either.
 	admit(r, "s1", "A", true, "shared", "own1")
-	if !known(r, "own2") {
-		t.Fatal("s1 evicted s2's block")
+	if !held(r, "own2") {
+		t.Fatal("s1 released s2's block")
 	}
 	// Once s1 lets go as well, nobody holds it.
 	admit(r, "s1", "A", true, "own1")
-	if known(r, "shared") {
-		t.Fatal("shared block outlived every holder")
+	if !released(r, "shared") {
+		t.Fatal("shared block still held after every holder let go")
+	}
+}
+
+func TestThreadsOfOneScopeNeverReleaseEachOthersBlocks(t *testing.T) {
+	r, _ := newTestRegistry(t, Config{MaxBlocks: 8})
+	// Two conversations of a client that names no session: one scope, two
+	// threads, interleaved turn by turn.
+	const t1, t2 ThreadID = 1, 2
+	var h1, h2 []string
+	for turn := range 4 {
+		for _, th := range []ThreadID{t1, t2} {
+			h := &h1
+			if th == t2 {
+				h = &h2
+			}
+			admitThread(r, "", th, "A", true, *h...)
+			name := fmt.Sprint(th, "-", turn)
+			r.Observe(th, "A", key(name))
+			*h = append(*h, name)
+		}
+	}
+	for _, name := range append(h1, h2...) {
+		if !known(r, name) {
+			t.Fatalf("block %s forgotten", name)
+		}
+	}
+	admitThread(r, "", t1, "A", true, h1...)
+	admitThread(r, "", t2, "A", true, h2...)
+	for _, name := range append(h1, h2...) {
+		if !held(r, name) {
+			t.Fatalf("block %s not held by its thread", name)
+		}
+	}
+	if s := r.Stats(); s.Conversations != 1 || s.Threads != 2 || s.Confirmed != 8 {
+		t.Fatalf("stats = %+v", s)
+	}
+}
+
+func TestAnEndedThreadReleasesWhatItHeld(t *testing.T) {
+	r, _ := newTestRegistry(t, Config{MaxThreads: 2})
+	admitThread(r, "s", 1, "A", true)
+	r.Observe(1, "A", key("mine"))
+	r.Observe(1, "A", key("waiting"))
+	admitThread(r, "s", 1, "A", true, "mine")
+	admitThread(r, "s", 2, "A", true, "mine")
+	r.Observe(2, "A", key("theirs"))
+	admitThread(r, "s", 2, "A", true, "mine", "theirs")
+
+	r.EndThreads(1)
+	if !held(r, "mine") || !released(r, "waiting") {
+		t.Fatalf("after thread 1 ended: mine held %v, waiting released %v", held(r, "mine"), released(r, "waiting"))
+	}
+	// Crowded out by newer threads, thread 2 ends too.
+	admitThread(r, "s", 3, "A", true)
+	admitThread(r, "s", 4, "A", true)
+	if s := r.Stats(); s.Threads != 2 || s.Confirmed != 0 || s.Blocks != 3 {
+		t.Fatalf("stats = %+v", s)
+	}
+	if a := admitThread(r, "s", 5, "A", false, "mine", "theirs"); a.Origins[0] != "A" || a.Origins[1] != "A" {
+		t.Fatalf("blocks of ended threads lost their origins: %q", a.Origins)
 	}
 }
 
 func TestRequestWithoutThinkingNeverEvicts(t *testing.T) {
 	r, c := newTestRegistry(t, Config{OrphanTTL: time.Minute})
-	r.Observe("s1", "A", key("held"))
+	r.Observe(tid("s1"), "A", key("held"))
 	admit(r, "s1", "A", true, "held")
-	r.Observe("s1", "A", key("fresh"))
+	r.Observe(tid("s1"), "A", key("fresh"))
 	c.advance(time.Hour)
 
 	// A title-generation side request: same session, no blocks.
@@ -123,7 +238,7 @@ func TestRequestWithoutThinkingNeverEvicts(t *testing.T) {
 
 func TestUnconfirmedBlockSurvivesAPause(t *testing.T) {
 	r, c := newTestRegistry(t, Config{OrphanTTL: 5 * time.Minute})
-	r.Observe("s1", "A", key("latest"))
+	r.Observe(tid("s1"), "A", key("latest"))
 	// The user goes to lunch; no request of s1 in between.
 	c.advance(2 * time.Hour)
 	a := admit(r, "s1", "A", true, "latest")
@@ -132,39 +247,41 @@ func TestUnconfirmedBlockSurvivesAPause(t *testing.T) {
 	}
 }
 
-func TestOrphanExpiresOnlyWhenItsConversationMovesOn(t *testing.T) {
+func TestOrphanIsReleasedOnlyWhenItsThreadMovesOn(t *testing.T) {
 	r, c := newTestRegistry(t, Config{OrphanTTL: 5 * time.Minute})
-	r.Observe("s1", "A", key("held"))
+	admit(r, "s1", "A", true)
+	r.Observe(tid("s1"), "A", key("held"))
 	admit(r, "s1", "A", true, "held")
-	r.Observe("s1", "A", key("orphan")) // e.g. a response the client abandoned
+	r.Observe(tid("s1"), "A", key("orphan")) // e.g. a response the client abandoned
 
 	// Young orphans survive a request that does not carry them (a request
 	// may have been sent before the response finished).
 	admit(r, "s1", "A", true, "held")
-	if !known(r, "orphan") {
-		t.Fatal("orphan dropped before its TTL")
+	if released(r, "orphan") {
+		t.Fatal("orphan released before its TTL")
 	}
-	// Other conversations never expire it.
+	// Other conversations never release it.
 	c.advance(10 * time.Minute)
 	admit(r, "s2", "A", true, "x")
-	if !known(r, "orphan") {
-		t.Fatal("another conversation's request expired s1's orphan")
+	admitThread(r, "s1", 7, "A", true, "y")
+	if released(r, "orphan") {
+		t.Fatal("another thread's request released s1's orphan")
 	}
-	// Its own conversation moving on without it, after the TTL, does.
+	// Its own thread moving on without it, after the TTL, does.
 	admit(r, "s1", "A", true, "held")
-	if known(r, "orphan") {
-		t.Fatal("orphan kept after its conversation moved on past the TTL")
+	if !released(r, "orphan") || !held(r, "held") {
+		t.Fatalf("orphan released %v, held block held %v", released(r, "orphan"), held(r, "held"))
 	}
-	if !known(r, "held") {
-		t.Fatal("held block dropped with the orphan")
+	if got := leastRecent(r, 1); got[0] != key("orphan") {
+		t.Fatal("the released orphan is not the first block to be forgotten")
 	}
 }
 
 func TestReadOnlyAdmitChangesNothing(t *testing.T) {
 	r, c := newTestRegistry(t, Config{OrphanTTL: time.Minute})
-	r.Observe("s1", "A", key("b1"))
+	r.Observe(tid("s1"), "A", key("b1"))
 	admit(r, "s1", "A", true, "b1")
-	r.Observe("s1", "A", key("young"))
+	r.Observe(tid("s1"), "A", key("young"))
 	c.advance(time.Hour)
 
 	a := admit(r, "s1", "B", false, "other")
@@ -224,7 +341,7 @@ func TestManyBackendsStayMixed(t *testing.T) {
 func TestMaxBlocksBoundsMemory(t *testing.T) {
 	r, _ := newTestRegistry(t, Config{MaxBlocks: 3})
 	for i := range 10 {
-		r.Observe("s1", "A", key(fmt.Sprint(i)))
+		r.Observe(tid("s1"), "A", key(fmt.Sprint(i)))
 	}
 	if got := r.Stats().Blocks; got != 3 {
 		t.Fatalf("blocks = %d, want 3", got)
@@ -240,7 +357,7 @@ func TestConfigureShrinksSurvivingRegistry(t *testing.T) {
 	r, _ := newTestRegistry(t, Config{MaxBlocks: 10})
 	names := []string{"0", "1", "2", "3", "4", "5"}
 	for _, n := range names {
-		r.Observe("s1", "A", key(n))
+		r.Observe(tid("s1"), "A", key(n))
 	}
 	admit(r, "s1", "A", true, names...)
 	r.Configure(Config{MaxBlocks: 2})
@@ -251,7 +368,7 @@ func TestConfigureShrinksSurvivingRegistry(t *testing.T) {
 
 func TestEvictedConversationKeepsItsBlocks(t *testing.T) {
 	r, _ := newTestRegistry(t, Config{MaxConversations: 2})
-	r.Observe("s1", "A", key("b1"))
+	r.Observe(tid("s1"), "A", key("b1"))
 	admit(r, "s1", "A", true, "b1")
 	admit(r, "s2", "A", true)
 	admit(r, "s3", "A", true) // pushes s1 out
@@ -270,7 +387,7 @@ func TestEvictedConversationKeepsItsBlocks(t *testing.T) {
 func TestConcurrentConversationsLoseNothing(t *testing.T) {
 	const convs, turns = 8, 100
 	r, _ := newTestRegistry(t, Config{})
-	r.Observe("seed", "A", key("shared"))
+	r.Observe(tid("seed"), "A", key("shared"))
 	var wg sync.WaitGroup
 	for g := range convs {
 		wg.Go(func() {
@@ -280,7 +397,7 @@ func TestConcurrentConversationsLoseNothing(t *testing.T) {
 				backend := []string{"A", "B"}[i/10%2]
 				name := fmt.Sprintf("%d-%d", g, i)
 				admit(r, conv, backend, true, history...)
-				r.Observe(conv, backend, key(name))
+				r.Observe(tid(conv), backend, key(name))
 				history = append(history, name)
 			}
 			admit(r, conv, "A", true, history...)
@@ -290,7 +407,7 @@ func TestConcurrentConversationsLoseNothing(t *testing.T) {
 
 	// Every conversation switched at turns 10, 20, ..., 90, and back to A
 	// at the end unless it already was there.
-	want := Stats{Blocks: convs*turns + 1, Confirmed: convs*turns + 1, Conversations: convs + 1, Switches: convs * 10}
+	want := Stats{Blocks: convs*turns + 1, Confirmed: convs*turns + 1, Conversations: convs, Threads: convs, Switches: convs * 10}
 	if got := r.Stats(); got != want {
 		t.Fatalf("stats = %+v, want %+v", got, want)
 	}
@@ -331,7 +448,7 @@ func TestConcurrentUseUnderEviction(t *testing.T) {
 			var history []string
 			for i := range 200 {
 				name := fmt.Sprintf("%d-%d", g, i)
-				r.Observe(conv, fmt.Sprint("b", i%3), key(name))
+				r.Observe(tid(conv), fmt.Sprint("b", i%3), key(name))
 				history = append(history, name)
 				if len(history) > 5 {
 					history = history[1:]
@@ -349,24 +466,27 @@ func TestConcurrentUseUnderEviction(t *testing.T) {
 // TestRandomOperationsKeepInvariants drives the registry with random
 // operations and checks its bookkeeping after each one.
 func TestRandomOperationsKeepInvariants(t *testing.T) {
-	r, c := newTestRegistry(t, Config{MaxBlocks: 12, MaxConversations: 4, OrphanTTL: time.Minute})
+	r, c := newTestRegistry(t, Config{MaxBlocks: 12, MaxConversations: 4, MaxThreads: 5, OrphanTTL: time.Minute})
 	rng := rand.New(rand.NewPCG(1, 2))
 	convs := []string{"", "s1", "s2", "s3", "s4", "s5"}
 	backends := []string{"A", "B", "C"}
 	for step := range 5000 {
 		conv := convs[rng.IntN(len(convs))]
+		th := ThreadID(rng.IntN(8) + 1)
 		backend := backends[rng.IntN(len(backends))]
-		switch rng.IntN(5) {
+		switch rng.IntN(6) {
 		case 0, 1:
-			r.Observe(conv, backend, key(fmt.Sprint(rng.IntN(30))))
+			r.Observe(th, backend, key(fmt.Sprint(rng.IntN(30))))
 		case 2, 3:
 			var names []string
 			for range rng.IntN(6) {
 				names = append(names, fmt.Sprint(rng.IntN(30)))
 			}
-			admit(r, conv, backend, rng.IntN(4) != 0, names...)
+			admitThread(r, conv, th, backend, rng.IntN(4) != 0, names...)
 		case 4:
 			c.advance(time.Duration(rng.IntN(90)) * time.Second)
+		case 5:
+			r.EndThreads(th)
 		}
 		if t.Failed() {
 			return
@@ -379,19 +499,25 @@ func checkInvariants(t *testing.T, r *Registry) { checkInvariantsAt(t, r, -1) }
 
 // checkInvariantsAt verifies that the registry's cross references agree:
 // the recency list and the index hold the same entries, every holder and
-// owner is a live conversation that knows the block (in its latest request,
-// or among those it waits for), and the confirmed count matches.
+// owner is a live thread that knows the block (in its latest request, or
+// among those it waits for), the confirmed count matches, and every scope
+// and thread is in its slot.
 func checkInvariantsAt(t *testing.T, r *Registry, step int) {
 	t.Helper()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	live := make(map[convID]*conversation)
-	for _, id := range r.convs.Keys() {
-		c, _ := r.convs.Peek(id)
-		if r.convSlots[c.id] != c {
-			t.Fatalf("step %d: conversation %s is not in its slot", step, id)
+	live := make(map[holderID]*thread)
+	for _, id := range r.threads.Keys() {
+		c, _ := r.threads.Peek(id)
+		if r.holders[c.holder] != c {
+			t.Fatalf("step %d: thread %d is not in its slot", step, id)
 		}
-		live[c.id] = c
+		live[c.holder] = c
+	}
+	for _, name := range r.scopes.Keys() {
+		if s, _ := r.scopes.Peek(name); r.scopeSlots[s.id] != s {
+			t.Fatalf("step %d: scope %q is not in its slot", step, name)
+		}
 	}
 	listed, confirmed := 0, 0
 	var prev slot
@@ -408,19 +534,19 @@ func checkInvariantsAt(t *testing.T, r *Registry, step int) {
 				t.Fatalf("step %d: block %v has holders and an owner", step, e.key)
 			}
 		}
-		r.blocks.eachHolder(at, func(h convID) {
+		r.blocks.eachHolder(at, func(h holderID) {
 			c := live[h]
 			if c == nil {
-				t.Fatalf("step %d: block %v held by a conversation that is gone", step, e.key)
+				t.Fatalf("step %d: block %v held by a thread that is gone", step, e.key)
 			}
 			if !slices.Contains(c.replayed, e.key) {
-				t.Fatalf("step %d: block %v held by a conversation that did not replay it", step, e.key)
+				t.Fatalf("step %d: block %v held by a thread that did not replay it", step, e.key)
 			}
 		})
 		if e.owner != 0 {
 			c := live[e.owner]
 			if c == nil {
-				t.Fatalf("step %d: block %v owned by a conversation that is gone", step, e.key)
+				t.Fatalf("step %d: block %v owned by a thread that is gone", step, e.key)
 			}
 			if !slices.Contains(waitingFor(r, c), at) {
 				t.Fatalf("step %d: block %v names an owner that is not waiting for it", step, e.key)
@@ -435,15 +561,15 @@ func checkInvariantsAt(t *testing.T, r *Registry, step int) {
 	}
 	for _, c := range live {
 		for _, at := range waitingFor(r, c) {
-			if e := *r.blocks.entries.at(at); r.blocks.peek(e.key) != at || e.owner != c.id {
-				t.Fatalf("step %d: conversation waits for %v which it does not own", step, e.key)
+			if e := *r.blocks.entries.at(at); r.blocks.peek(e.key) != at || e.owner != c.holder {
+				t.Fatalf("step %d: thread waits for %v which it does not own", step, e.key)
 			}
 		}
 	}
 }
 
 // waitingFor returns the blocks c waits for, checking the links both ways.
-func waitingFor(r *Registry, c *conversation) []slot {
+func waitingFor(r *Registry, c *thread) []slot {
 	var out []slot
 	var prev slot
 	for at := c.waiting; at != 0; at = r.blocks.entries.at(at).waitNext {
@@ -473,13 +599,13 @@ func TestQuickAdvanceMatchesTheFullOne(t *testing.T) {
 		case op < 4: // a reply
 			name := fmt.Sprint(next)
 			next++
-			quick.Observe(conv, backend, key(name))
-			full.Observe(conv, backend, key(name))
+			quick.Observe(tid(conv), backend, key(name))
+			full.Observe(tid(conv), backend, key(name))
 			histories[conv] = append(histories[conv], name)
 		case op < 8: // the next request replays the history
 			q := admit(quick, conv, backend, true, histories[conv]...)
 			full.mu.Lock()
-			if c, ok := full.convs.Peek(conv); ok {
+			if c, ok := full.threads.Peek(tid(conv)); ok {
 				c.unknown++ // no shortcut
 				c.slots = nil
 			}
@@ -532,13 +658,13 @@ func recency(r *Registry) []block.Key {
 func heldBy(r *Registry, conv string) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c, ok := r.convs.Peek(conv)
+	c, ok := r.threads.Peek(tid(conv))
 	if !ok {
 		return -1
 	}
 	n := 0
 	for at := r.blocks.head; at != 0; at = r.blocks.entries.at(at).next {
-		if r.blocks.holds(at, c.id) {
+		if r.blocks.holds(at, c.holder) {
 			n++
 		}
 	}

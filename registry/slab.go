@@ -8,7 +8,7 @@ import (
 
 // A registry holds up to a hundred thousand blocks by default, so an entry
 // is kept small and free of pointers: entries live in one slab, find each
-// other by slot number, and name backends and conversations by small ids.
+// other by slot number, and name backends and threads by small ids.
 // The garbage collector then has nothing to trace in them, and a block
 // costs about 80 bytes.
 
@@ -18,26 +18,23 @@ type slot uint32
 // name numbers an interned backend name; 0 is none.
 type name uint16
 
-// convID numbers a live conversation; 0 is none.
-type convID uint32
-
 // entry is what the registry knows of one block.
 type entry struct {
 	key        block.Key
 	prev, next slot  // neighbours in recency: prev more, next less recent
 	origin     name  // backend that produced it, 0 when only a refusal is known
 	born       int64 // when produced, Unix nanoseconds
-	// owner is the conversation whose response produced the block, while no
-	// request has replayed it yet; holder is the first conversation whose
+	// owner is the thread whose response produced the block, while no
+	// request has replayed it yet; holder is the first thread whose
 	// requests replayed it (more are in extras).
-	owner, holder convID
+	owner, holder holderID
 	// waitPrev and waitNext link the blocks the owner waits for.
 	waitPrev, waitNext slot
 }
 
 // extra is what few entries need: more holders than one, refusals.
 type extra struct {
-	holders   []convID
+	holders   []holderID
 	refusedBy []name
 }
 
@@ -119,6 +116,27 @@ func (s *slab) unlink(at slot) {
 	e.prev, e.next = 0, 0
 }
 
+// demote makes the entry at the least recently used: the first to be
+// forgotten when room is needed.
+func (s *slab) demote(at slot) {
+	if s.tail != at {
+		s.unlink(at)
+		s.pushBack(at)
+	}
+}
+
+func (s *slab) pushBack(at slot) {
+	e := s.entries.at(at)
+	e.prev, e.next = s.tail, 0
+	if s.tail != 0 {
+		s.entries.at(s.tail).next = at
+	}
+	s.tail = at
+	if s.head == 0 {
+		s.head = at
+	}
+}
+
 func (s *slab) pushFront(at slot) {
 	e := s.entries.at(at)
 	e.prev, e.next = 0, s.head
@@ -166,8 +184,8 @@ func (s *slab) extra(at slot) *extra {
 	return x
 }
 
-// holds reports whether conversation c holds the entry at.
-func (s *slab) holds(at slot, c convID) bool {
+// holds reports whether thread c holds the entry at.
+func (s *slab) holds(at slot, c holderID) bool {
 	if s.entries.at(at).holder == c {
 		return true
 	}
@@ -175,7 +193,7 @@ func (s *slab) holds(at slot, c convID) bool {
 	return x != nil && slices.Contains(x.holders, c)
 }
 
-// holders counts the conversations holding the entry at.
+// holders counts the threads holding the entry at.
 func (s *slab) holders(at slot) int {
 	n := 0
 	if s.entries.at(at).holder != 0 {
@@ -187,8 +205,8 @@ func (s *slab) holders(at slot) int {
 	return n
 }
 
-// eachHolder calls f with every conversation holding the entry at.
-func (s *slab) eachHolder(at slot, f func(convID)) {
+// eachHolder calls f with every thread holding the entry at.
+func (s *slab) eachHolder(at slot, f func(holderID)) {
 	if h := s.entries.at(at).holder; h != 0 {
 		f(h)
 	}
@@ -200,7 +218,7 @@ func (s *slab) eachHolder(at slot, f func(convID)) {
 }
 
 // addHolder makes c a holder of the entry at, which it does not hold.
-func (s *slab) addHolder(at slot, c convID) {
+func (s *slab) addHolder(at slot, c holderID) {
 	if s.entries.at(at).holder == 0 {
 		s.entries.at(at).holder = c
 		return
@@ -210,7 +228,7 @@ func (s *slab) addHolder(at slot, c convID) {
 }
 
 // dropHolder ends c's hold on the entry at.
-func (s *slab) dropHolder(at slot, c convID) {
+func (s *slab) dropHolder(at slot, c holderID) {
 	x := s.extras[at]
 	if s.entries.at(at).holder == c {
 		s.entries.at(at).holder = 0

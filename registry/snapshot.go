@@ -47,7 +47,7 @@ func (r *Registry) Snapshot(buf []Change, emit func(batch []Change)) {
 			break
 		}
 	}
-	for first := convID(0); ; first += pageSize {
+	for first := scopeID(0); ; first += pageSize {
 		var more bool
 		batch, more = r.snapshotConversations(batch[:0], first)
 		if len(batch) > 0 {
@@ -97,11 +97,11 @@ func (r *Registry) snapshotBlocks(batch []Change, first slot) ([]Change, bool) {
 // pages follow it. A conversation's other backends come first, without a
 // time, then its latest backend with the time it was learned, so that it
 // stays the latest.
-func (r *Registry) snapshotConversations(batch []Change, first convID) ([]Change, bool) {
+func (r *Registry) snapshotConversations(batch []Change, first scopeID) ([]Change, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	end := min(int(first)+pageSize, len(r.convSlots))
-	for _, c := range r.convSlots[first:end] {
+	end := min(int(first)+pageSize, len(r.scopeSlots))
+	for _, c := range r.scopeSlots[first:end] {
 		if c == nil {
 			continue // slot 0, or a conversation gone
 		}
@@ -114,5 +114,5 @@ func (r *Registry) snapshotConversations(batch []Change, first convID) ([]Change
 			batch = append(batch, Change{Op: Served, Conversation: c.name, Backend: c.last, At: c.lastAt})
 		}
 	}
-	return batch, end < len(r.convSlots)
+	return batch, end < len(r.scopeSlots)
 }

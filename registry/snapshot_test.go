@@ -19,7 +19,7 @@ func TestASnapshotOfManyPagesRebuildsEverything(t *testing.T) {
 	const blocks = 3*pageSize + 5
 	r, c := newTestRegistry(t, Config{})
 	for i := range blocks {
-		r.Observe(fmt.Sprint("s", i%7), []string{"A", "B"}[i%2], key(fmt.Sprint(i)))
+		r.Observe(tid(fmt.Sprint("s", i%7)), []string{"A", "B"}[i%2], key(fmt.Sprint(i)))
 		if i%100 == 0 {
 			r.Refuse("C", key(fmt.Sprint(i)))
 		}
@@ -67,7 +67,7 @@ func TestASnapshotOfManyPagesRebuildsEverything(t *testing.T) {
 func TestSnapshotEmitsOutsideTheLock(t *testing.T) {
 	r, _ := newTestRegistry(t, Config{})
 	for i := range 2 * pageSize {
-		r.Observe("s1", "A", key(fmt.Sprint(i)))
+		r.Observe(tid("s1"), "A", key(fmt.Sprint(i)))
 	}
 	r.Served("s1", "A")
 	calls := 0
@@ -77,7 +77,7 @@ func TestSnapshotEmitsOutsideTheLock(t *testing.T) {
 			t.Fatal("emit was called with the registry locked")
 		}
 		r.mu.Unlock()
-		r.Observe("s2", "B", key(fmt.Sprint("during ", calls))) // takes the lock
+		r.Observe(tid("s2"), "B", key(fmt.Sprint("during ", calls))) // takes the lock
 		_ = r.Stats()
 	})
 	if calls < 3 {
@@ -91,14 +91,14 @@ func TestSnapshotRunsAlongsideRequests(t *testing.T) {
 	r, _ := newTestRegistry(t, Config{})
 	const before = 4 * pageSize
 	for i := range before {
-		r.Observe("s1", "A", key(fmt.Sprint(i)))
+		r.Observe(tid("s1"), "A", key(fmt.Sprint(i)))
 	}
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		<-start
 		for i := range 2 * pageSize {
-			r.Observe("s2", "B", key(fmt.Sprint("new ", i)))
+			r.Observe(tid("s2"), "B", key(fmt.Sprint("new ", i)))
 			admit(r, "s1", "A", false, fmt.Sprint(i%before)) // moves in recency, not in the slab
 		}
 	})
@@ -128,7 +128,7 @@ func TestSnapshotRunsAlongsideRequests(t *testing.T) {
 func TestSnapshotAllocatesNothingPerChange(t *testing.T) {
 	r, _ := newTestRegistry(t, Config{MaxBlocks: 20 * pageSize})
 	for i := range 20 * pageSize {
-		r.Observe(fmt.Sprint("s", i%50), []string{"A", "B"}[i%2], key(fmt.Sprint(i)))
+		r.Observe(tid(fmt.Sprint("s", i%50)), []string{"A", "B"}[i%2], key(fmt.Sprint(i)))
 	}
 	for i := range 50 {
 		r.Served(fmt.Sprint("s", i), "A")

@@ -1,103 +1,117 @@
 package thinking
 
 import (
-	"bytes"
+	"hash/maphash"
 	"unsafe"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 )
 
-// Checkpoint is what reading one request of a conversation learned about
-// the start of its body, kept so that the conversation's next request is
-// read faster. Claude Code sends the whole history with every request, and
-// everything before its last message comes back byte for byte: Resume then
-// checks that the new body starts with the same bytes (a comparison at
-// memory speed) and reads only what follows. The zero Checkpoint is empty.
-// A Checkpoint is not safe for concurrent use.
+// Checkpoint is what reading one request learned about the structure of
+// its body, kept so that a request that continues its history is read
+// faster. A client sends the whole history with every request: once the
+// History of a new body is known to share its first messages with the one
+// a checkpoint was saved from (see From), Resume takes their structure from
+// the checkpoint and reads only the rest. The body after the messages array
+// (system prompt, tools, the rest of the config), sent again unchanged with
+// every request, is recognized by its digest and taken too.
+//
+// A checkpoint keeps no bytes of the body, only offsets, digests and the
+// few facts read from them, so it costs a small part of the body's size.
+// The zero Checkpoint is empty. A Checkpoint is not safe for concurrent use.
 type Checkpoint struct {
-	// prefix is a copy of the body up to the end of the last message the
-	// checkpoint covers; valid says it was checked to be valid JSON (as
-	// the start of a valid body).
-	prefix []byte
-	valid  bool
+	// arrayAt is where the messages array opened; head is the digest of
+	// the body up to and including that bracket, and valid says the body
+	// was checked to be valid JSON (so its start is).
+	arrayAt int
+	head    uint64
+	valid   bool
 
-	members  []member // top-level members before messages
-	config   config   // what they say
-	msgKey   span     // the messages member's key
-	msgStart int      // where the messages array starts
 	messages []message
-	shapes   shapes // of the messages
 	content  []part
 	blocks   []Block
-	// thinkingTypeBuf holds config.thinkingType, which must not point into
-	// the body it was read from.
-	thinkingTypeBuf []byte
 
-	// The tail is the body after the messages array (system prompt, tools,
-	// the rest of the config), sent again unchanged with every request.
-	tail        []byte
-	tailAt      int      // where it began in the body it was saved from
-	tailMembers []member // the members in it, at their offsets then
-	final       config   // the config of the whole body, offsets then too
-	finalType   []byte   // holds final.thinkingType
+	// The tail is the body after the messages array, from tailAt: its
+	// length, digest and top-level members (at their offsets then).
+	tailAt      int
+	tailLen     int
+	tailDigest  uint64
+	tailMembers []member
 	tailValid   bool
 }
 
-// covers reports whether b starts with cp's prefix. A nil or empty
-// checkpoint covers nothing.
-func (cp *Checkpoint) covers(b []byte) bool {
-	return cp != nil && len(cp.prefix) > 0 && len(b) >= len(cp.prefix) && bytes.Equal(b[:len(cp.prefix)], cp.prefix)
-}
-
-// restore takes the state of cp, whose prefix the body starts with, and
-// reads the rest of the messages array. It returns where the array ends.
-func (r *Request) restore(cp *Checkpoint) (int, error) {
-	r.members = append(r.members[:0], cp.members...)
-	r.config, r.atMessages = cp.config, cp.config
-	r.thinkingType = append(r.typeBuf[:0], cp.config.thinkingType...)
-	r.typeBuf, r.atMessages.thinkingType = r.thinkingType, r.thinkingType
-	r.messages = append(r.messages[:0], cp.messages...)
-	r.shapes = cp.shapes
-	r.content = append(r.content[:0], cp.content...)
-	r.blocks = append(r.blocks[:0], cp.blocks...)
-	r.resumedAt, r.prefixValid = len(cp.prefix), cp.valid
-	end, err := r.messageElements(jsonscan.ResumeElements(r.body, len(cp.prefix), len(cp.messages)))
-	if err != nil {
-		return 0, err
-	}
-	r.members = append(r.members, member{name: messagesMember, key: cp.msgKey, value: span{cp.msgStart, end}})
-	return end, nil
-}
-
-// restoreTail takes the tail of cp when the body goes on from end (the end
-// of the messages array) with the same bytes, and reports whether it did.
-// Every offset in it moves by as much as the messages array grew.
-func (r *Request) restoreTail(cp *Checkpoint, end int) bool {
-	if len(cp.tail) == 0 || !bytes.Equal(r.body[end:], cp.tail) {
-		return false
-	}
-	move := func(s span) span {
-		if s.End != 0 && s.Start >= cp.tailAt {
-			s.Start, s.End = s.Start+end-cp.tailAt, s.End+end-cp.tailAt
-		}
+// moved returns s shifted by d bytes; an absent span stays absent.
+func (s span) moved(d int) span {
+	if s.End == 0 {
 		return s
 	}
-	for _, m := range cp.tailMembers {
-		r.members = append(r.members, member{name: m.name, key: move(m.key), value: move(m.value)})
-	}
-	r.config = cp.final
-	r.thinkingType = append(r.typeBuf[:0], cp.final.thinkingType...)
-	r.typeBuf = r.thinkingType
-	r.contextEdits, r.userID, r.model = move(r.contextEdits), move(r.userID), move(r.model)
-	r.tailAt, r.tailValid = end, cp.tailValid
-	return true
+	return span{s.Start + d, s.End + d}
 }
 
-// Save records in cp what r learned about its body's start: the members
-// before the messages and every message but the last, which Claude Code
-// rewrites on the next request. A request with fewer than two messages
-// empties cp. Call it after any Rewrite, which may learn that the body is
-// valid JSON.
+// restore takes from the checkpoint r was told it continues the structure
+// of the messages the two share, and reports how many it took. The messages
+// array opens at r.arrayAt; r holds no message yet.
+func (r *Request) restore() int {
+	cp := r.from.Checkpoint
+	if cp == nil {
+		return 0
+	}
+	n := min(r.from.Shared, len(cp.messages))
+	if n == 0 {
+		return 0
+	}
+	d := r.arrayAt - cp.arrayAt
+	for _, m := range cp.messages[:n] {
+		m.content, m.end = m.content.moved(d), m.end+d
+		r.messages = append(r.messages, m)
+		r.shapes.count(m, 1)
+	}
+	for _, p := range cp.content[:cp.messages[n-1].parts.End] {
+		p.span, p.thinking, p.signature, p.value = p.span.moved(d), p.thinking.moved(d), p.signature.moved(d), p.value.moved(d)
+		r.content = append(r.content, p)
+	}
+	for _, b := range cp.blocks {
+		if b.Message >= n {
+			break
+		}
+		r.blocks = append(r.blocks, b)
+	}
+	r.restored, r.resumedAt = n, r.messages[n-1].end
+	r.prefixValid = cp.valid && d == 0 && maphash.Bytes(seed, r.body[:r.arrayAt+1]) == cp.head
+	return n
+}
+
+// restoreTail takes the tail of the checkpoint when the body goes on from
+// end, the end of its messages array, with the same bytes, and reports
+// whether it did. The members that set the config are read again, at
+// their new offsets; the others (system prompt, tools) are not.
+func (r *Request) restoreTail(end int) (bool, error) {
+	cp := r.from.Checkpoint
+	if cp == nil || cp.tailLen == 0 || len(r.body)-end != cp.tailLen {
+		return false, nil
+	}
+	digest := maphash.Bytes(seed, r.body[end:])
+	if digest != cp.tailDigest {
+		return false, nil
+	}
+	d := end - cp.tailAt
+	for _, m := range cp.tailMembers {
+		key, value := m.key.moved(d), m.value.moved(d)
+		if m.name == otherMember {
+			r.members = append(r.members, member{key: key, value: value})
+			continue
+		}
+		if _, err := r.topMember(key.Start, key.Of(r.body), value.Start); err != nil {
+			return false, err
+		}
+	}
+	r.tailAt, r.tailValid, r.tailDigest = end, cp.tailValid, digest
+	return true, nil
+}
+
+// Save records in cp the structure of r's body, for a request that
+// continues its history. A body without messages empties cp. Call it
+// after any Rewrite, which may learn that the body is valid JSON.
 func (r *Request) Save(cp *Checkpoint) {
 	mi := -1
 	for i, m := range r.members {
@@ -106,57 +120,53 @@ func (r *Request) Save(cp *Checkpoint) {
 			break
 		}
 	}
-	k := len(r.messages) - 1
-	if mi < 0 || k < 1 {
-		*cp = Checkpoint{prefix: cp.prefix[:0], members: cp.members[:0], messages: cp.messages[:0], content: cp.content[:0],
-			blocks: cp.blocks[:0], thinkingTypeBuf: cp.thinkingTypeBuf[:0], tail: cp.tail[:0], tailMembers: cp.tailMembers[:0], finalType: cp.finalType[:0]}
+	if mi < 0 || len(r.messages) == 0 {
+		*cp = Checkpoint{messages: cp.messages[:0], content: cp.content[:0], blocks: cp.blocks[:0], tailMembers: cp.tailMembers[:0]}
 		return
 	}
-	// The prefix the body was resumed from is the copy's start already.
-	end := r.messages[k-1].end
-	kept := min(r.resumedAt, end, len(cp.prefix))
-	cp.prefix = append(cp.prefix[:kept], r.body[kept:end]...)
+	cp.arrayAt = r.arrayAt
+	cp.head = maphash.Bytes(seed, r.body[:r.arrayAt+1])
 	cp.valid = r.validated
-	r.saveTail(cp, mi)
-	cp.members = append(cp.members[:0], r.members[:mi]...)
-	cp.config = r.atMessages
-	cp.config.thinkingType = append(cp.thinkingTypeBuf[:0], r.atMessages.thinkingType...)
-	cp.thinkingTypeBuf = cp.config.thinkingType
-	cp.msgKey, cp.msgStart = r.members[mi].key, r.members[mi].value.Start
-	cp.messages = append(cp.messages[:0], r.messages[:k]...)
-	cp.shapes = r.shapes
-	for _, m := range r.messages[k:] {
-		cp.shapes.count(m, -1)
-	}
-	cp.content = append(cp.content[:0], r.content[:r.messages[k-1].parts.End]...)
-	nb := len(r.blocks)
-	for nb > 0 && r.blocks[nb-1].Message >= k {
-		nb--
-	}
-	cp.blocks = append(cp.blocks[:0], r.blocks[:nb]...)
-}
+	cp.messages = append(cp.messages[:0], r.messages...)
+	cp.content = append(cp.content[:0], r.content...)
+	cp.blocks = append(cp.blocks[:0], r.blocks...)
 
-// saveTail records the body after the messages array, member mi.
-func (r *Request) saveTail(cp *Checkpoint, mi int) {
-	at := r.members[mi].value.End
-	if r.tailAt == 0 { // read this time, not restored: copy it
-		cp.tail = append(cp.tail[:0], r.body[at:]...)
+	end := r.members[mi].value.End
+	if r.tailAt != end { // read this time, not restored
+		r.tailDigest = maphash.Bytes(seed, r.body[end:])
 	}
-	cp.tailAt = at
+	cp.tailAt, cp.tailLen, cp.tailDigest = end, len(r.body)-end, r.tailDigest
 	cp.tailMembers = append(cp.tailMembers[:0], r.members[mi+1:]...)
-	cp.final = r.config
-	cp.finalType = append(cp.finalType[:0], r.thinkingType...)
-	cp.final.thinkingType = cp.finalType
 	cp.tailValid = r.validated || r.tailValid
 }
 
 // Size returns about how many bytes of memory cp holds.
 func (cp *Checkpoint) Size() int {
 	return int(unsafe.Sizeof(*cp)) +
-		cap(cp.members)*int(unsafe.Sizeof(member{})) +
 		cap(cp.messages)*int(unsafe.Sizeof(message{})) +
 		cap(cp.content)*int(unsafe.Sizeof(part{})) +
 		cap(cp.blocks)*int(unsafe.Sizeof(Block{})) +
-		cap(cp.tailMembers)*int(unsafe.Sizeof(member{})) +
-		cap(cp.prefix) + cap(cp.tail)
+		cap(cp.tailMembers)*int(unsafe.Sizeof(member{}))
+}
+
+// resumeMessages returns the iterator over the messages array at b[v] that
+// is left to read once what r was told it continues has been restored.
+func (r *Request) resumeMessages(v int) jsonscan.Iter {
+	if r.arrayAt != 0 { // a repeated messages member: read in full
+		return jsonscan.Elements(r.body, v)
+	}
+	r.arrayAt = v
+	if r.find == nil {
+		return jsonscan.Elements(r.body, v)
+	}
+	o, ok := opening(r.body, v)
+	if !ok {
+		return jsonscan.Elements(r.body, v)
+	}
+	r.from = r.find(r.body, o)
+	n := r.restore()
+	if n == 0 {
+		return jsonscan.Elements(r.body, v)
+	}
+	return jsonscan.ResumeElements(r.body, r.messages[n-1].end, n)
 }

@@ -8,6 +8,18 @@ import (
 	"testing"
 )
 
+// follow returns the Finder of a request that continues the one whose
+// History and Checkpoint are h and cp, as a gateway's thread would.
+func follow(h *History, cp *Checkpoint) Finder {
+	return func(body []byte, o Opening) From {
+		if h.Len() == 0 || o.First != h.First() {
+			return From{}
+		}
+		var m Memo
+		return From{History: h, Checkpoint: cp, Shared: h.Shared(body, o.Array, &m)}
+	}
+}
+
 // nextRequest returns body as Claude Code's next request would be: the same
 // history with an assistant answer and a new user message appended. The
 // bytes before the old last message stay as they were.
@@ -40,11 +52,15 @@ func sameState(t *testing.T, got, want *Request) {
 		{"content", g.content, w.content}, {"blocks", g.blocks, w.blocks},
 		{"thinking type", string(g.thinkingType), string(w.thinkingType)},
 		{"context edits", g.contextEdits, w.contextEdits}, {"only edits", g.contextOnlyEdits, w.contextOnlyEdits},
-		{"user id", g.userID, w.userID}, {"stream", g.stream, w.stream},
+		{"user id", g.userID, w.userID}, {"model", g.model, w.model}, {"stream", g.stream, w.stream},
+		{"shapes", g.shapes, w.shapes}, {"messages array", g.arrayAt, w.arrayAt},
 	} {
 		if !reflect.DeepEqual(pair.a, pair.b) && !(reflect.ValueOf(pair.a).Kind() == reflect.Slice && reflect.ValueOf(pair.a).Len() == 0 && reflect.ValueOf(pair.b).Len() == 0) {
 			t.Fatalf("%s differ:\nresumed %+v\n   full %+v", pair.name, pair.a, pair.b)
 		}
+	}
+	if gh, wh := got.History(), want.History(); !reflect.DeepEqual(gh, wh) {
+		t.Fatalf("histories differ:\nresumed %+v\n   full %+v", gh, wh)
 	}
 }
 
@@ -55,8 +71,9 @@ func TestResumeReadsTheNextRequestAsParseDoes(t *testing.T) {
 		[]byte(obj(enabled, clearOnly, `"metadata":{"user_id":"u"}`, stream, messages(user("hi"), assistant(th("a", "s1"), toolUse("t")), toolResult("t"))))}
 	for bi, body := range bodies {
 		var cp Checkpoint
+		var h *History
 		for turn := range 4 {
-			req, err := Resume(body, &cp)
+			req, err := Resume(body, follow(h, &cp))
 			if err != nil {
 				t.Fatalf("body %d turn %d: %v", bi, turn, err)
 			}
@@ -66,6 +83,9 @@ func TestResumeReadsTheNextRequestAsParseDoes(t *testing.T) {
 			}
 			if turn > 0 && (req.resumedAt == 0 || req.tailAt == 0) {
 				t.Fatalf("body %d turn %d: the checkpoint did not cover the next request (prefix %d, tail %d)", bi, turn, req.resumedAt, req.tailAt)
+			}
+			if turn > 0 && req.from.Shared != h.Len() {
+				t.Fatalf("body %d turn %d: shares %d messages with the last request, want all %d", bi, turn, req.from.Shared, h.Len())
 			}
 			sameState(t, req, full)
 			// Rewriting from a resumed parse gives the same bytes.
@@ -78,6 +98,7 @@ func TestResumeReadsTheNextRequestAsParseDoes(t *testing.T) {
 			if !bytes.Equal(a, b) || ra != rb {
 				t.Fatalf("body %d turn %d: rewrites differ", bi, turn)
 			}
+			h = req.History()
 			req.Save(&cp)
 			req.Release()
 			full.Release()
@@ -86,74 +107,131 @@ func TestResumeReadsTheNextRequestAsParseDoes(t *testing.T) {
 	}
 }
 
-func TestResumeFallsBackWhenThePrefixChanged(t *testing.T) {
+func TestResumeReadsFromWhereTheBodyDiffers(t *testing.T) {
 	body := fixtureOfSize(t, 32<<10)
-	var cp Checkpoint
 	req, err := Parse(body)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var cp Checkpoint
+	h := req.History()
 	req.Save(&cp)
+	ends := make([]int, len(req.messages))
+	for i, m := range req.messages {
+		ends[i] = m.end
+	}
 	req.Release()
-	if len(cp.prefix) == 0 {
-		t.Fatal("nothing was checkpointed")
+	if len(ends) < 4 {
+		t.Fatalf("fixture has %d messages", len(ends))
 	}
 	flip := func(at int) []byte {
 		b := bytes.Clone(body)
 		b[at] ^= 0x20
 		return b
 	}
-	changed := map[string][]byte{
-		"early byte":   flip(3),
-		"middle byte":  flip(len(cp.prefix) / 2),
-		"last byte":    flip(len(cp.prefix) - 2),
-		"shorter body": body[:len(cp.prefix)-1],
-		"other model":  []byte(strings.Replace(string(body), `"model":"`, `"model":"x`, 1)),
+	cases := []struct {
+		name   string
+		body   []byte
+		shared int // -1: the first message differs, nothing is looked up
+		prefix bool
+	}{
+		{"same body", body, len(ends), true},
+		{"second message", flip(ends[1] - 3), 1, true},
+		{"last message", flip(ends[len(ends)-1] - 3), len(ends) - 1, true},
+		{"first message", flip(ends[0] - 3), -1, false},
+		{"shorter body", body[:ends[2]-1], -1, false},
+		{"another model, same length", flip(bytes.Index(body, []byte(`"model":"`)) + 9), len(ends), false},
+		{"a longer model", []byte(strings.Replace(string(body), `"model":"`, `"model":"xx`, 1)), len(ends), false},
+		{"another tail", flip(len(body) - 20), len(ends), true},
 	}
-	// A changed tail: the prefix is still of use, the tail is read again.
-	tail := flip(len(body) - 20)
-	resumed, err := Resume(tail, &cp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	full, err := Parse(tail)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resumed.resumedAt == 0 || resumed.tailAt != 0 {
-		t.Fatalf("changed tail: prefix %d, tail %d", resumed.resumedAt, resumed.tailAt)
-	}
-	sameState(t, resumed, full)
-	for name, b := range changed {
-		t.Run(name, func(t *testing.T) {
-			resumed, rerr := Resume(b, &cp)
-			full, ferr := Parse(b)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			looked := false
+			find := func(b []byte, o Opening) From {
+				looked = true
+				return follow(h, &cp)(b, o)
+			}
+			resumed, rerr := Resume(c.body, find)
+			full, ferr := Parse(c.body)
 			if (rerr == nil) != (ferr == nil) {
 				t.Fatalf("Resume err %v, Parse err %v", rerr, ferr)
 			}
 			if rerr != nil {
 				return
 			}
-			if resumed.resumedAt != 0 {
-				t.Fatal("a changed prefix was taken for the checkpointed one")
+			defer resumed.Release()
+			defer full.Release()
+			switch {
+			case c.shared < 0 && resumed.from.Shared != 0:
+				t.Fatalf("a body whose first message differs shares %d messages (looked up: %v)", resumed.from.Shared, looked)
+			case c.shared >= 0 && resumed.from.Shared != c.shared:
+				t.Fatalf("shares %d messages, want %d", resumed.from.Shared, c.shared)
+			case c.shared > 0 && resumed.resumedAt != resumed.messages[c.shared-1].end:
+				t.Fatalf("resumed at %d, want the end of message %d", resumed.resumedAt, c.shared-1)
+			case c.shared > 0 && resumed.prefixValid != (c.prefix && cp.valid):
+				t.Fatalf("prefix taken as checked: %v", resumed.prefixValid)
 			}
 			sameState(t, resumed, full)
 		})
 	}
 }
 
-func TestSaveLeavesNothingWhenThereIsNothingToResume(t *testing.T) {
-	for _, body := range []string{
-		obj(model, messages(user("only one message"))),
-	} {
+func TestHistoriesTellConversationsApart(t *testing.T) {
+	start := messages(user("the same first message"))
+	a := obj(model, strings.TrimSuffix(start, "]")+","+assistant(th("", "sig-a"), text("x"))+","+user("go")+"]", enabled)
+	b := obj(model, strings.TrimSuffix(start, "]")+","+assistant(th("", "sig-b"), text("x"))+","+user("go")+"]", enabled)
+	other := obj(model, messages(user("another first message")), enabled)
+	hist := func(body string) *History {
 		req, err := Parse([]byte(body))
 		if err != nil {
 			t.Fatal(err)
 		}
-		cp := Checkpoint{prefix: []byte("stale")}
-		req.Save(&cp)
-		if len(cp.prefix) != 0 {
-			t.Fatalf("%s: checkpoint kept %d bytes", body, len(cp.prefix))
-		}
+		defer req.Release()
+		return req.History()
 	}
+	ha, hb, ho := hist(a), hist(b), hist(other)
+	if ha.First() != hb.First() {
+		t.Fatal("identical first messages have different digests")
+	}
+	if ha.First() == ho.First() {
+		t.Fatal("different first messages have the same digest")
+	}
+	if got := hb.Shared([]byte(a), strings.Index(a, "["), new(Memo)); got != 1 {
+		t.Fatalf("conversations that differ from their second message share %d messages", got)
+	}
+	if got := ha.Shared([]byte(a), strings.Index(a, "["), new(Memo)); got != ha.Len() {
+		t.Fatalf("a body shares %d of its own %d messages", got, ha.Len())
+	}
+}
+
+func TestSaveLeavesNothingWhenThereIsNothingToResume(t *testing.T) {
+	req, err := Parse([]byte(obj(model, `"messages":[]`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer req.Release()
+	cp := Checkpoint{messages: []message{{}}, tailLen: 3}
+	req.Save(&cp)
+	if len(cp.messages) != 0 || cp.tailLen != 0 {
+		t.Fatalf("checkpoint kept %d messages and a tail of %d bytes", len(cp.messages), cp.tailLen)
+	}
+	if req.History() != nil {
+		t.Fatal("a body without messages has a history")
+	}
+}
+
+func TestACheckpointCostsLittleOfItsBody(t *testing.T) {
+	body := fixtureOfSize(t, 1<<20)
+	req, err := Parse(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer req.Release()
+	var cp Checkpoint
+	req.Save(&cp)
+	size := cp.Size() + req.History().Size()
+	if size > len(body)/4 {
+		t.Fatalf("the checkpoint of a %d-byte body holds %d bytes", len(body), size)
+	}
+	t.Logf("a %d-byte body with %d messages: checkpoint and history %d bytes", len(body), len(req.messages), size)
 }

@@ -37,26 +37,31 @@ type Request struct {
 	content  []part // content parts of all messages, message by message
 	blocks   []Block
 	scratch  []byte // decoded strings of a block, while they are hashed
-	typeBuf  []byte // thinking.type, when taken from a checkpoint
 	out      []byte // where Rewrite writes, see Output
 	hasher   block.Hasher
 	rw       rewrite // Rewrite's state, kept for its memory
 	shapes   shapes  // of the messages
-	// resumedAt is the length of the checkpointed prefix the body was read
-	// from, or 0; prefixValid says the prefix was checked to be valid JSON.
+	// arrayAt is where the messages array opens.
+	arrayAt int
+	// find and from: see Resume.
+	find Finder
+	from From
+	// restored counts the messages taken from a checkpoint, and resumedAt
+	// is where they end, or 0; prefixValid says the body up to there was
+	// checked to be valid JSON.
+	restored    int
 	resumedAt   int
 	prefixValid bool
 	// tailAt is where the checkpointed tail the body ends with begins, or
-	// 0; tailValid says the tail was checked to be valid JSON.
-	tailAt    int
-	tailValid bool
+	// 0; tailValid says the tail was checked to be valid JSON, and
+	// tailDigest is its digest, once known.
+	tailAt     int
+	tailValid  bool
+	tailDigest uint64
 	// validated says the whole body was checked to be valid JSON.
 	validated bool
 
 	config
-	// atMessages is config as it was when the messages member began: what
-	// a checkpoint of the body's start restores.
-	atMessages config
 }
 
 // config is what the top-level members other than messages say.
@@ -85,6 +90,7 @@ const (
 	contextMember
 	metadataMember
 	streamMember
+	modelMember
 )
 
 type role uint8
@@ -147,40 +153,45 @@ var requests = sync.Pool{New: func() any { return new(Request) }}
 // forwards the body untouched. Call Release when done with the Request.
 func Parse(body []byte) (*Request, error) { return Resume(body, nil) }
 
-// Resume is Parse, for a body that may start as the one cp was saved from
-// (see Checkpoint): the part they share is not read again. cp may be nil,
-// and is not changed.
-func Resume(body []byte, cp *Checkpoint) (*Request, error) {
+// A Finder tells Resume what is known of a body's start, given its first
+// message: typically that it continues the History of an earlier request
+// whose Checkpoint was kept (see History.Shared).
+type Finder func(body []byte, o Opening) From
+
+// Resume is Parse, for a body that may continue the history of a request
+// read before: find, called once the first message is known, says which
+// (see From), and the messages the two share are not read again. find may
+// be nil.
+func Resume(body []byte, find Finder) (*Request, error) {
 	r := requests.Get().(*Request)
-	r.body = body
-	if err := r.parse(cp); err != nil {
+	r.body, r.find = body, find
+	if err := r.parse(); err != nil {
 		r.Release()
 		return nil, err
 	}
 	return r, nil
 }
 
-func (r *Request) parse(cp *Checkpoint) error {
+func (r *Request) parse() error {
 	b := r.body
 	i := jsonscan.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return ErrNotMessages
 	}
 	it := jsonscan.Members(b, i)
-	if cp.covers(b) {
-		end, err := r.restore(cp)
-		if err != nil {
-			return err
-		}
-		if r.restoreTail(cp, end) {
-			return nil // the rest is what the checkpointed body ended with
-		}
-		it = jsonscan.ResumeMembers(b, end, len(r.members))
-	}
 	for key, v, ok := it.Next(); ok; key, v, ok = it.Next() {
 		end, err := r.topMember(it.KeyOffset(), key, v)
 		if err != nil {
 			return err
+		}
+		if v == r.arrayAt && r.from.Checkpoint != nil {
+			restored, err := r.restoreTail(end)
+			if err != nil {
+				return err
+			}
+			if restored {
+				return nil // the rest is what the checkpointed body ended with
+			}
 		}
 		it.SetEnd(end)
 	}
@@ -205,7 +216,6 @@ func (r *Request) Release() {
 		content:  r.content[:0],
 		blocks:   r.blocks[:0],
 		scratch:  r.scratch[:0],
-		typeBuf:  r.typeBuf[:0],
 		hasher:   r.hasher,
 		rw:       r.rw.recycled(),
 	}
@@ -224,6 +234,13 @@ func (r *Request) hasMember(n memberName) bool {
 // Blocks returns the thinking and redacted_thinking blocks of the assistant
 // messages, in order.
 func (r *Request) Blocks() []Block { return r.blocks }
+
+// Messages returns how many messages the request holds.
+func (r *Request) Messages() int { return len(r.messages) }
+
+// Restored returns how many of the request's messages were taken from a
+// checkpoint rather than read (see Resume).
+func (r *Request) Restored() int { return r.restored }
 
 // ThinkingType returns the request's thinking.type ("enabled", "adaptive",
 // "disabled"), or "" when there is no thinking config.
@@ -288,7 +305,6 @@ func (r *Request) topMember(keyStart int, key []byte, v int) (int, error) {
 	switch string(jsonscan.Name(key, &buf)) {
 	case "messages":
 		m.name = messagesMember
-		r.atMessages = r.config
 		end, err = r.messageArray(v)
 	case "thinking":
 		m.name = thinkingMember
@@ -300,6 +316,7 @@ func (r *Request) topMember(keyStart int, key []byte, v int) (int, error) {
 		m.name = metadataMember
 		end, err = r.metadata(v)
 	case "model":
+		m.name = modelMember
 		end, err = skipValue(b, v)
 		r.model = span{}
 		if err == nil && b[v] == '"' {
@@ -374,7 +391,7 @@ func (r *Request) contextManagement(v int) (int, error) {
 }
 
 func (r *Request) messageArray(v int) (int, error) {
-	return r.messageElements(jsonscan.Elements(r.body, v))
+	return r.messageElements(r.resumeMessages(v))
 }
 
 // messageElements reads the messages an iterator over the messages array

@@ -146,9 +146,10 @@ func TestResumedRequestsRememberReasoningParts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	h := req.History()
 	req.Save(&cp)
 	req.Release()
-	req, err = Resume([]byte(next), &cp)
+	req, err = Resume([]byte(next), follow(h, &cp))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,12 +23,10 @@ const registryName = "default"
 // while it is seeded: a registry keeps at most 65,536 of them.
 const flushEvery = 50_000
 
-// An origin is a block the registry must know, and who produced it in
-// which conversation.
+// An origin is a block the registry must know, and who produced it.
 type origin struct {
-	key          block.Key
-	backend      string
-	conversation string
+	key     block.Key
+	backend string
 }
 
 // registryOrigins returns the blocks the llm_thinking registry starts
@@ -39,7 +37,7 @@ func registryOrigins(ls []*load) ([]origin, error) {
 	var h block.Hasher
 	for i := range fillerBlocks {
 		k := h.Thinking(fmt.Appendf(nil, "filler-%06d", i))
-		origins = append(origins, origin{key: k, backend: gatewayBackend, conversation: "bench-filler"})
+		origins = append(origins, origin{key: k, backend: gatewayBackend})
 	}
 	seen := make(map[block.Key]string)
 	for _, l := range ls {
@@ -48,7 +46,7 @@ func registryOrigins(ls []*load) ([]origin, error) {
 				return nil, fmt.Errorf("thinking block %s is in load %q and again in load %q", k, other, l.name)
 			}
 			seen[k] = l.name
-			origins = append(origins, origin{key: k, backend: l.origin(i), conversation: l.session()})
+			origins = append(origins, origin{key: k, backend: l.origin(i)})
 		}
 	}
 	return origins, nil
@@ -61,7 +59,7 @@ func seedStorage(ctx context.Context, dir string, origins []origin) error {
 	reg := registry.New(registry.Config{MaxBlocks: maxBlocks})
 	store := persist.Open(ctx, reg, storage, persist.Options{Prefix: persist.Prefix(registryName)})
 	for i, o := range origins {
-		reg.Observe(o.conversation, o.backend, o.key)
+		reg.Observe(0, o.backend, o.key)
 		if (i+1)%flushEvery == 0 {
 			if err := store.Flush(ctx); err != nil {
 				_ = store.Close(ctx) // the error to report is the write's

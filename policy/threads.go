@@ -1,0 +1,388 @@
+package policy
+
+import (
+	"sync"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
+)
+
+// Defaults for ThreadLimits fields left at zero.
+const (
+	// DefaultThreadBudget bounds the memory the threads' histories and
+	// checkpoints hold.
+	DefaultThreadBudget = 16 << 20
+	// DefaultThreadsPerScope bounds the threads of one scope: the global
+	// scope of every client that names no session holds them all.
+	DefaultThreadsPerScope = 256
+	// DefaultMaxThreads bounds the threads of all scopes.
+	DefaultMaxThreads = 4096
+)
+
+// maxCandidates bounds the threads a request's history is compared with:
+// the most recently used of those that start with its first message.
+const maxCandidates = 16
+
+// ThreadLimits bounds Threads.
+type ThreadLimits struct {
+	// Budget is about how many bytes of memory the histories and
+	// checkpoints of all threads may hold.
+	Budget int
+	// PerScope is how many threads one scope may have, Max how many all
+	// scopes together.
+	PerScope, Max int
+}
+
+func (l ThreadLimits) withDefaults() ThreadLimits {
+	if l.Budget <= 0 {
+		l.Budget = DefaultThreadBudget
+	}
+	if l.PerScope <= 0 {
+		l.PerScope = DefaultThreadsPerScope
+	}
+	if l.Max <= 0 {
+		l.Max = DefaultMaxThreads
+	}
+	return l
+}
+
+// Threads recognizes, for each request, the thread it continues: the
+// earlier requests of its scope whose history it sends again, byte for
+// byte, and goes on from. The headers name the scope (a session, a
+// subagent, or none at all), the body decides the thread: a request that
+// continues a thread's history is that thread's next, one that shares no
+// history with any thread of its scope starts a new one, and one that
+// leaves a thread's history part way (a rewind, an edit, a conversation
+// that started like another) starts a new thread branching from it. The
+// thread it left is kept as it was: it may go on too, and telling a
+// rewind from a branch could only be a guess, which must never cost a
+// block. Threads are forgotten least recently used first, within their
+// scope and over all; forgetting one only costs its next request a full
+// read and the registry a lookup of its blocks.
+//
+// Each thread keeps the History of its latest request and, while no
+// request is reading with it, the Checkpoint of that request's structure,
+// so that its next request is read only past the history it shares.
+//
+// Threads is safe for concurrent use.
+type Threads struct {
+	limits    ThreadLimits
+	lifecycle Lifecycle
+
+	mu     sync.Mutex
+	index  map[opening][]*thread // by how their history starts
+	byID   map[registry.ThreadID]*thread
+	all    recency             // every thread
+	scopes map[string]*recency // the threads of each scope
+	bytes  int
+	next   registry.ThreadID
+	clock  uint64 // counts uses, for recency among candidates
+}
+
+// Lifecycle is told when a thread starts and when it is forgotten, so that
+// the blocks its requests replay are held for it in between: a
+// *registry.Registry. It is called with Threads' lock held, so that a
+// thread never ends before it starts.
+type Lifecycle interface {
+	StartThread(registry.ThreadID)
+	EndThreads(...registry.ThreadID)
+}
+
+// recency lists threads from the most to the least recently used.
+type recency struct {
+	head, tail *thread
+	n          int
+}
+
+// opening is how a thread's history starts: its scope as the headers name
+// it ("" when they name none) and its first message.
+type opening struct {
+	scope string
+	first thinking.Piece
+}
+
+// thread is one thread of a scope.
+type thread struct {
+	id    registry.ThreadID
+	scope string  // the scope its requests are in
+	key   opening // its index entry
+	hist  *thinking.History
+	// cp is the checkpoint of the request whose History is cpHist, or nil
+	// while a request reads with it.
+	cp     *thinking.Checkpoint
+	cpHist *thinking.History
+	size   int    // memory counted for hist and cp
+	cpSize int    // the part of size counted for the checkpoint
+	used   uint64 // Threads.clock when last used
+	listed bool   // in the recency lists
+	gone   bool
+	// Neighbours by recency: over all threads (links[0]) and within the
+	// scope (links[1]).
+	links [2]struct{ prev, next *thread }
+}
+
+// NewThreads returns an empty set of threads within limits, whose
+// lifecycle l follows.
+func NewThreads(limits ThreadLimits, l Lifecycle) *Threads {
+	return &Threads{limits: limits.withDefaults(), lifecycle: l, index: make(map[opening][]*thread),
+		byID: make(map[registry.ThreadID]*thread), scopes: make(map[string]*recency)}
+}
+
+// match is what finding a request's thread learned, from find to keep.
+type match struct {
+	header string // the scope the headers name
+	key    opening
+	thread *thread // the thread whose history the request shares most of
+	hist   *thinking.History
+	shared int
+	cp     *thinking.Checkpoint // taken from thread, to be given back
+	memo   thinking.Memo
+	// id and continued, once settled: the request's thread, and whether it
+	// is thread's next request.
+	id        registry.ThreadID
+	continued bool
+	tracked   bool
+}
+
+// find is the thinking.Finder of a request whose headers name scope
+// header: it compares the body with the threads whose history starts as
+// its own and takes the checkpoint of the one it shares most with.
+func (ts *Threads) find(m *match, body []byte, o thinking.Opening) thinking.From {
+	m.key = opening{m.header, o.First}
+	var cands [maxCandidates]*thread
+	var hists [maxCandidates]*thinking.History
+	ts.mu.Lock()
+	n := ts.candidates(m.key, cands[:0])
+	for i, t := range cands[:n] {
+		hists[i] = t.hist
+	}
+	ts.mu.Unlock()
+
+	best := -1
+	for i := range n {
+		shared := hists[i].Shared(body, o.Array, &m.memo)
+		if best < 0 || shared > m.shared {
+			best, m.shared = i, shared
+		}
+	}
+	if best < 0 {
+		return thinking.From{}
+	}
+	m.thread, m.hist = cands[best], hists[best]
+	ts.mu.Lock()
+	if t := m.thread; !t.gone && t.cp != nil && t.cpHist == m.hist {
+		m.cp, t.cp = t.cp, nil
+	}
+	ts.mu.Unlock()
+	return thinking.From{History: m.hist, Checkpoint: m.cp, Shared: m.shared}
+}
+
+// candidates appends to dst the most recently used threads that start as
+// key, most recent first, and returns how many there are.
+func (ts *Threads) candidates(key opening, dst []*thread) int {
+	for _, t := range ts.index[key] {
+		if len(dst) < cap(dst) {
+			dst = append(dst, t)
+			continue
+		}
+		// Keep the most recent: replace the least recent kept.
+		least := 0
+		for i, c := range dst {
+			if c.used < dst[least].used {
+				least = i
+			}
+		}
+		if t.used > dst[least].used {
+			dst[least] = t
+		}
+	}
+	// Most recent first: equal shares go to the thread used last.
+	for i := 1; i < len(dst); i++ {
+		for j := i; j > 0 && dst[j].used > dst[j-1].used; j-- {
+			dst[j], dst[j-1] = dst[j-1], dst[j]
+		}
+	}
+	return len(dst)
+}
+
+// settle decides the thread of a request in scope with n messages once it
+// has been read: the thread it continues, or, when it is tracked, a new one
+// whose history is hist. An untracked request (token counting, a side
+// request, a replay) changes nothing and is in the thread it would
+// continue, or in none (0).
+func (ts *Threads) settle(m *match, scope string, n int, hist *thinking.History, tracked bool) registry.ThreadID {
+	m.tracked = tracked && hist.Len() > 0
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	t := m.thread
+	m.continued = t != nil && !t.gone && t.scope == scope && t.hist == m.hist &&
+		m.shared >= m.hist.Len()-1 && n >= m.hist.Len()
+	switch {
+	case m.continued && m.tracked:
+		ts.count(t, hist.Size()-t.hist.Size())
+		t.hist = hist
+		ts.touch(t)
+		m.id = t.id
+	case m.continued:
+		m.id = t.id
+	case m.tracked:
+		m.id = ts.add(scope, opening{m.header, hist.First()}, hist).id
+	}
+	return m.id
+}
+
+// keep gives back what the request took, and keeps the checkpoint of its
+// body for its thread's next request: save fills it. Call it once the
+// request is read and rewritten (a rewrite may learn that the body is valid
+// JSON).
+func (ts *Threads) keep(m *match, hist *thinking.History, save func(*thinking.Checkpoint)) {
+	ts.mu.Lock()
+	if m.cp != nil && !(m.continued && m.tracked) {
+		// The checkpoint goes back to its thread as it was.
+		if t := m.thread; !t.gone && t.cp == nil && t.hist == m.hist {
+			t.cp, t.cpHist = m.cp, m.hist
+		}
+		m.cp = nil
+	}
+	var t *thread
+	if m.tracked && m.id != 0 {
+		t = ts.byID[m.id]
+	}
+	ts.mu.Unlock()
+	if t == nil {
+		return
+	}
+	cp := m.cp
+	if cp == nil {
+		cp = new(thinking.Checkpoint)
+	}
+	save(cp)
+	size := cp.Size()
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if t.gone || t.hist != hist || size > ts.limits.Budget/8 {
+		return
+	}
+	t.cp, t.cpHist = cp, hist
+	ts.count(t, size-t.cpSize)
+	t.cpSize = size
+	ts.trim(t)
+}
+
+// count adds n bytes to what t, and all threads, hold.
+func (ts *Threads) count(t *thread, n int) {
+	t.size += n
+	ts.bytes += n
+}
+
+// add starts a new thread of scope whose history is hist, forgetting the
+// least recently used ones beyond the limits.
+func (ts *Threads) add(scope string, key opening, hist *thinking.History) *thread {
+	ts.next++
+	t := &thread{id: ts.next, scope: scope, key: key, hist: hist}
+	ts.index[key] = append(ts.index[key], t)
+	ts.byID[t.id] = t
+	ts.count(t, hist.Size())
+	ts.touch(t)
+	ts.lifecycle.StartThread(t.id)
+	if s := ts.scopes[scope]; s.n > ts.limits.PerScope {
+		ts.remove(s.tail)
+	}
+	ts.trim(t)
+	return t
+}
+
+// trim forgets the least recently used threads, other than keep, while
+// there are too many or they hold too much.
+func (ts *Threads) trim(keep *thread) {
+	for ts.all.n > ts.limits.Max || ts.bytes > ts.limits.Budget {
+		last := ts.all.tail
+		if last == nil || last == keep {
+			return
+		}
+		ts.remove(last)
+	}
+}
+
+// touch makes t the most recently used thread, of all and of its scope.
+func (ts *Threads) touch(t *thread) {
+	ts.clock++
+	t.used = ts.clock
+	s := ts.scopes[t.scope]
+	if s == nil {
+		s = new(recency)
+		ts.scopes[t.scope] = s
+	}
+	if t.listed {
+		ts.all.unlink(t, 0)
+		s.unlink(t, 1)
+	}
+	ts.all.push(t, 0)
+	s.push(t, 1)
+	t.listed = true
+}
+
+// push makes t, in no list yet, the most recently used of l, by links[i].
+func (l *recency) push(t *thread, i int) {
+	t.links[i].prev, t.links[i].next = nil, l.head
+	if l.head != nil {
+		l.head.links[i].prev = t
+	}
+	l.head = t
+	if l.tail == nil {
+		l.tail = t
+	}
+	l.n++
+}
+
+// unlink takes t out of l, by links[i].
+func (l *recency) unlink(t *thread, i int) {
+	link := &t.links[i]
+	if link.prev != nil {
+		link.prev.links[i].next = link.next
+	} else {
+		l.head = link.next
+	}
+	if link.next != nil {
+		link.next.links[i].prev = link.prev
+	} else {
+		l.tail = link.prev
+	}
+	link.prev, link.next = nil, nil
+	l.n--
+}
+
+// remove forgets t, and ends its lifecycle.
+func (ts *Threads) remove(t *thread) {
+	ts.all.unlink(t, 0)
+	s := ts.scopes[t.scope]
+	s.unlink(t, 1)
+	if s.n == 0 {
+		delete(ts.scopes, t.scope)
+	}
+	list := ts.index[t.key]
+	for i, x := range list {
+		if x == t {
+			list[i] = list[len(list)-1]
+			list[len(list)-1] = nil
+			list = list[:len(list)-1]
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(ts.index, t.key)
+	} else {
+		ts.index[t.key] = list
+	}
+	delete(ts.byID, t.id)
+	ts.bytes -= t.size
+	t.listed, t.gone, t.cp, t.cpHist, t.hist = false, true, nil, nil, nil
+	ts.lifecycle.EndThreads(t.id)
+}
+
+// Len returns how many threads are remembered, and the memory they hold.
+func (ts *Threads) Len() (threads, bytes int) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.all.n, ts.bytes
+}

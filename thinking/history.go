@@ -1,0 +1,174 @@
+package thinking
+
+import (
+	"hash/maphash"
+	"math"
+	"math/bits"
+	"unsafe"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+)
+
+// A History identifies the messages of one request by their bytes: where
+// each message ends, and a digest of the messages array from its opening
+// bracket up to there. A client that goes on with a conversation sends its
+// earlier messages again byte for byte, so the digests of the new request's
+// first messages equal those of the request before it exactly as far as it
+// continues that history, and no further: that is how a conversation's
+// thread is recognized without keeping its body.
+//
+// The digests are keyed with a seed chosen when the process starts, so no
+// client can make a body whose digests match another conversation's
+// without sending that conversation's bytes. A History never changes once
+// made, so it may be read by any number of goroutines.
+type History struct {
+	ends    []uint32 // just past each message, from the array's opening bracket
+	digests []uint64 // of the array from its opening bracket to each end
+}
+
+// seed keys every digest of this process.
+var seed = maphash.MakeSeed()
+
+// digestStart is the digest of nothing: what the first piece chains from.
+const digestStart = 0x6c6c6d5f74686b67
+
+// chain returns the digest of a history whose digest so far is prev, one
+// piece longer: a message with the separator before it.
+func chain(prev uint64, piece []byte) uint64 {
+	return bits.RotateLeft64(prev*0x9e3779b97f4a7c15, 29) ^ maphash.Bytes(seed, piece)
+}
+
+// Piece is one message of a body as a History sees it: where it ends, from
+// the messages array's opening bracket, and the digest of the array up to
+// there.
+type Piece struct {
+	End    uint32
+	Digest uint64
+}
+
+// Len returns the number of messages h holds; a nil History holds none.
+func (h *History) Len() int {
+	if h == nil {
+		return 0
+	}
+	return len(h.ends)
+}
+
+// First returns h's first message, which h must hold.
+func (h *History) First() Piece { return Piece{h.ends[0], h.digests[0]} }
+
+// Size returns about how many bytes of memory h holds.
+func (h *History) Size() int {
+	if h == nil {
+		return 0
+	}
+	return int(unsafe.Sizeof(*h)) + 4*cap(h.ends) + 8*cap(h.digests)
+}
+
+// Shared returns how many of the first messages of body, whose messages
+// array opens at body[array] and whose first message is h's (see
+// Opening), are h's: body is hashed along h's message boundaries until a
+// digest differs. memo remembers what was hashed, so that other Histories
+// checked against the same body do not hash again the messages they share
+// with this one; reset it for another body.
+func (h *History) Shared(body []byte, array int, memo *Memo) int {
+	n := h.Len()
+	if n == 0 {
+		return 0
+	}
+	if len(memo.pieces) == 0 {
+		memo.pieces = append(memo.pieces, h.First())
+	}
+	for i := 1; i < n; i++ {
+		end := h.ends[i]
+		if i < len(memo.pieces) && memo.pieces[i].End == end {
+			if memo.pieces[i].Digest != h.digests[i] {
+				return i
+			}
+			continue
+		}
+		memo.pieces = memo.pieces[:i]
+		at, stop := array+int(h.ends[i-1]), array+int(end)
+		if stop > len(body) || stop <= at {
+			return i
+		}
+		d := chain(h.digests[i-1], body[at:stop])
+		memo.pieces = append(memo.pieces, Piece{end, d})
+		if d != h.digests[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// Memo remembers the digests of one body along the boundaries it was
+// hashed at (see History.Shared). The zero Memo is empty.
+type Memo struct{ pieces []Piece }
+
+// Reset empties m for another body, keeping its memory.
+func (m *Memo) Reset() { m.pieces = m.pieces[:0] }
+
+// Opening is what a History is looked up by: the first message of a body
+// (see Resume).
+type Opening struct {
+	// Array is where the messages array opens in the body.
+	Array int
+	// First is its first message.
+	First Piece
+}
+
+// From is what is known of the start of a body before it is read: that
+// its first Shared messages are those of History, which the request read
+// into Checkpoint held. Checkpoint may be nil (another request is using
+// it): the body is then read in full, but its History still takes the
+// digests it shares.
+type From struct {
+	History    *History
+	Checkpoint *Checkpoint
+	Shared     int
+}
+
+// opening reads the first message of the messages array at b[array], for
+// Resume's find. It reports false when there is none to speak of.
+func opening(b []byte, array int) (Opening, bool) {
+	if len(b)-array > math.MaxUint32 {
+		return Opening{}, false
+	}
+	it := jsonscan.Elements(b, array)
+	_, start, ok := it.Next()
+	if !ok {
+		return Opening{}, false
+	}
+	end, ok := it.Skip()
+	if !ok || b[start] != '{' {
+		return Opening{}, false
+	}
+	return Opening{Array: array, First: Piece{uint32(end - array), chain(digestStart, b[array:end])}}, true
+}
+
+// History returns the History of the request's messages. Only the messages
+// past those it was told it shares (see From) are hashed.
+func (r *Request) History() *History {
+	n := len(r.messages)
+	if n == 0 || len(r.body)-r.arrayAt > math.MaxUint32 {
+		return nil
+	}
+	h := &History{ends: make([]uint32, n), digests: make([]uint64, n)}
+	shared := min(r.from.Shared, r.from.History.Len(), n)
+	if shared > 0 {
+		copy(h.digests, r.from.History.digests[:shared])
+	}
+	prev, at := uint64(digestStart), r.arrayAt
+	if shared > 0 {
+		prev, at = h.digests[shared-1], r.messages[shared-1].end
+	}
+	for i, m := range r.messages {
+		h.ends[i] = uint32(m.end - r.arrayAt)
+		if i < shared {
+			continue
+		}
+		prev = chain(prev, r.body[at:m.end])
+		h.digests[i], at = prev, m.end
+	}
+	return h
+}
