@@ -16,7 +16,8 @@ import (
 )
 
 // TestSoak runs 50 conversations of 20 turns at once, each switching at
-// random among three backends, while the config is reloaded every
+// random among three backends (one in five names no session, so that
+// these share one scope and only their histories tell them apart), while the config is reloaded every
 // soakReloadInterval and Caddy is restarted once, halfway (the registry
 // persists in storage). At the restart the Anthropic-like backend also
 // changes its signing key, so that it refuses everything it signed before:
@@ -49,6 +50,8 @@ func TestSoak(t *testing.T) {
 	convs := make([]*soakConversation, conversations)
 	for i := range convs {
 		c := g.conversation(fmt.Sprintf("soak-%02d", i))
+		c.Anonymous = i%5 == 4
+		c.Header.Set("X-Soak-Client", c.SessionID) // for the upstreams' records only
 		c.Client = &http.Client{Transport: gatewaytest.NewTransport(), Timeout: 60 * time.Second}
 		convs[i] = &soakConversation{c: c, rng: rand.New(rand.NewPCG(uint64(i), 7)), own: map[string][]int{}}
 	}
@@ -160,7 +163,7 @@ func (sc *soakConversation) turn(g *gateway, backends []string) error {
 	if turn.Status != http.StatusOK {
 		return fmt.Errorf("client got %d: %s", turn.Status, turn.ErrorMessage)
 	}
-	got := g.upstreams[backend].RequestsOf(sc.c.SessionID)
+	got := g.upstreams[backend].RequestsWith("X-Soak-Client", sc.c.SessionID)
 	if len(got) == 0 {
 		return fmt.Errorf("%s received nothing", backend)
 	}

@@ -1,8 +1,10 @@
 package llmtest
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"net/http"
 )
 
@@ -68,7 +70,9 @@ func setClaudeCodeHeaders(h http.Header, sessionID, agentID string, extra http.H
 	for _, kv := range claudeCodeHeaders {
 		h.Set(kv[0], kv[1])
 	}
-	h.Set("X-Claude-Code-Session-Id", sessionID)
+	if sessionID != "" {
+		h.Set("X-Claude-Code-Session-Id", sessionID)
+	}
 	if agentID != "" {
 		h.Set("X-Claude-Code-Agent-Id", agentID)
 	}
@@ -78,4 +82,20 @@ func setClaudeCodeHeaders(h http.Header, sessionID, agentID string, extra http.H
 			h.Add(k, v)
 		}
 	}
+}
+
+// cacheMark is what Claude Code adds to the last content block of the last
+// message.
+const cacheMark = `,"cache_control":{"type":"ephemeral"}`
+
+// withCacheMark returns msg with its last content block marked for caching,
+// or msg itself when its content is not an array of objects.
+func withCacheMark(msg json.RawMessage) json.RawMessage {
+	if !bytes.HasSuffix(msg, []byte("}]}")) {
+		return msg
+	}
+	end := len(msg) - len("]}")
+	out := make([]byte, 0, len(msg)+len(cacheMark))
+	out = append(append(append(out, msg[:end-1]...), cacheMark...), msg[end-1:]...)
+	return out
 }

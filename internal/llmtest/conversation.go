@@ -22,6 +22,13 @@ type Conversation struct {
 	// SessionID is sent as X-Claude-Code-Session-Id and inside
 	// metadata.user_id.
 	SessionID string
+	// Anonymous sends no session at all, neither the header nor metadata,
+	// as AI SDK apps and agents other than Claude Code do.
+	Anonymous bool
+	// CacheMark marks the last content block of the last message for
+	// prompt caching, as Claude Code does: the mark moves on with the
+	// history, so the message it was on is sent again without it.
+	CacheMark bool
 	// AgentID, when set, is sent as X-Claude-Code-Agent-Id.
 	AgentID string
 	// Model is the model asked for; "" means "claude-sonnet-4-5".
@@ -64,6 +71,7 @@ func NewConversation(baseURL, sessionID string) *Conversation {
 		Model:     defaultModel,
 		Thinking:  "enabled",
 		Stream:    true,
+		CacheMark: true,
 		Header:    http.Header{},
 		Client:    &http.Client{Timeout: 10 * time.Second},
 	}
@@ -183,7 +191,11 @@ func (c *Conversation) post(path string, body []byte) (*Turn, error) {
 		client = defaultClient
 	}
 	return roundTrip(client, strings.TrimSuffix(c.BaseURL, "/")+path, body, func(h http.Header) {
-		setClaudeCodeHeaders(h, c.SessionID, c.AgentID, c.Header)
+		session := c.SessionID
+		if c.Anonymous {
+			session = ""
+		}
+		setClaudeCodeHeaders(h, session, c.AgentID, c.Header)
 	}, c.OnFirstByte)
 }
 
@@ -206,11 +218,17 @@ func (c *Conversation) body(withStream bool) []byte {
 		if c.ModelBoundThinking && c.answeredByOther(i, model) {
 			m = withoutThinking(m)
 		}
+		if c.CacheMark && i == len(c.Messages)-1 {
+			m = withCacheMark(m)
+		}
 		b = append(b, m...)
 	}
-	b = append(b, `],"system":`+claudeCodeSystem+`,"tools":`+claudeCodeTools+`,"metadata":{"user_id":`...)
-	b = appendJSString(b, userID(c.SessionID))
-	b = append(b, `},"max_tokens":`+claudeCodeMaxTokens+`,"thinking":`...)
+	b = append(b, `],"system":`+claudeCodeSystem+`,"tools":`+claudeCodeTools...)
+	if !c.Anonymous {
+		b = appendJSString(append(b, `,"metadata":{"user_id":`...), userID(c.SessionID))
+		b = append(b, '}')
+	}
+	b = append(b, `,"max_tokens":`+claudeCodeMaxTokens+`,"thinking":`...)
 	b = append(b, thinkingConfig(mode, c.ShowThinking)...)
 	if mode == "enabled" || mode == "adaptive" {
 		b = append(b, `,"context_management":`+claudeCodeContextManagement...)

@@ -208,3 +208,24 @@ func TestConversationRejectsBrokenResponses(t *testing.T) {
 		})
 	}
 }
+
+func TestCacheMarkMovesWithTheLastMessage(t *testing.T) {
+	c := NewConversation("http://127.0.0.1:1", "")
+	c.Anonymous = true
+	c.Messages = []json.RawMessage{json.RawMessage(`{"role":"user","content":[{"type":"text","text":"a"}]}`)}
+	first := string(c.Body())
+	c.Messages = append(c.Messages, json.RawMessage(`{"role":"assistant","content":[{"type":"text","text":"b"}]}`),
+		json.RawMessage(`{"role":"user","content":"not an array"}`))
+	second := string(c.Body())
+	for _, want := range []string{`"messages":[{"role":"user","content":[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}}]}]`} {
+		if !strings.Contains(first, want) {
+			t.Errorf("first body lacks %s:\n%s", want, first)
+		}
+	}
+	if strings.Count(second, "cache_control") != 0 || !strings.Contains(second, `{"type":"text","text":"a"}]}`) {
+		t.Errorf("the mark did not move on (a last message without blocks keeps none):\n%s", second)
+	}
+	if strings.Contains(first, "metadata") {
+		t.Errorf("an anonymous client sent metadata:\n%s", first)
+	}
+}

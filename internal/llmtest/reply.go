@@ -43,7 +43,8 @@ func thinkingText(name string, n int) string {
 const hugeText = 3 << 20
 
 // compose scripts the n-th response of u to req: "[tool]" in the last
-// message asks for a tool call, "[redacted]" for a redacted_thinking block,
+// message asks for a tool call, "[agent]" for a call of Claude Code's Agent
+// tool (which runs a subagent), "[redacted]" for a redacted_thinking block,
 // "[huge]" for a text of hugeText bytes (streamed in three deltas). Callers
 // hold u.mu.
 func (u *Upstream) compose(req *request, n, inputTokens int) *reply {
@@ -68,16 +69,15 @@ func (u *Upstream) compose(req *request, n, inputTokens int) *reply {
 			}
 		}
 	}
-	if strings.Contains(script, "[tool]") {
+	if tool, input := toolCall(script, u.name); tool != "" {
 		if section != "" {
 			rep.blocks = append(rep.blocks, u.textBlock(section, n))
 		}
-		input, _ := json.Marshal(map[string]string{"command": "echo " + u.name})
 		rep.blocks = append(rep.blocks, replyBlock{
 			kind:  "tool_use",
 			id:    fmt.Sprintf("toolu_%s_%d", u.name, n),
-			name:  "Bash",
-			input: string(input),
+			name:  tool,
+			input: input,
 		})
 		rep.stopReason = "tool_use"
 	} else {
@@ -96,6 +96,23 @@ func (u *Upstream) compose(req *request, n, inputTokens int) *reply {
 	}
 	rep.outputTokens = 1 + size/4
 	return rep
+}
+
+// toolCall returns the tool a script asks backend name to call and its
+// input as JSON, or "" when it asks for none.
+func toolCall(script, name string) (tool, input string) {
+	var args map[string]string
+	switch {
+	case strings.Contains(script, "[agent]"):
+		tool, args = "Agent", map[string]string{"description": "Look around", "prompt": "Report what you see, briefly.",
+			"subagent_type": "general-purpose"}
+	case strings.Contains(script, "[tool]"):
+		tool, args = "Bash", map[string]string{"command": "echo " + name}
+	default:
+		return "", ""
+	}
+	b, _ := json.Marshal(args)
+	return tool, string(b)
 }
 
 // textBlock is a text block of the n-th response; a Tagged instance

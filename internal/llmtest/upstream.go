@@ -14,8 +14,9 @@ import (
 // Upstream is a mock Anthropic-compatible backend listening on 127.0.0.1.
 // It answers POST /v1/messages and POST /v1/messages/count_tokens and
 // remembers every request it received. Replies are scripted by the text of
-// the request's last message: "[tool]" asks for a Bash tool_use, "[redacted]"
-// for a redacted_thinking block after the thinking block; anything else gets
+// the request's last message: "[tool]" asks for a Bash tool_use, "[agent]"
+// for a call of Claude Code's Agent tool, "[redacted]" for a
+// redacted_thinking block after the thinking block; anything else gets
 // the text "{name} answer {n}.". A Tagged instance writes its reasoning in
 // front of that text instead, or in a text block of its own before a
 // tool_use. It is safe for concurrent use.
@@ -115,11 +116,17 @@ func (u *Upstream) Requests() []Received {
 // RequestsOf returns a copy of every request of the Claude Code session
 // named session (its X-Claude-Code-Session-Id), in order of arrival.
 func (u *Upstream) RequestsOf(session string) []Received {
+	return u.RequestsWith("X-Claude-Code-Session-Id", session)
+}
+
+// RequestsWith returns a copy of every request whose header name was
+// value, in order of arrival.
+func (u *Upstream) RequestsWith(name, value string) []Received {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	var out []Received
 	for _, r := range u.received {
-		if r.Header.Get("X-Claude-Code-Session-Id") == session {
+		if r.Header.Get(name) == value {
 			c := *r
 			c.Header = r.Header.Clone()
 			c.Body = append([]byte(nil), r.Body...)

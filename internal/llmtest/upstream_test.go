@@ -74,7 +74,7 @@ func TestRequestsAndReset(t *testing.T) {
 	if r.Method != http.MethodPost || r.Path != "/v1/messages" || r.RawQuery != "beta=true" || r.Status != http.StatusOK || r.ErrorMessage != "" {
 		t.Errorf("Received %+v", r)
 	}
-	if want := bytes.Replace(body, []byte(`"messages":[]`), []byte(`"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]`), 1); !bytes.Equal(r.Body, want) {
+	if want := bytes.Replace(body, []byte(`"messages":[]`), []byte(`"messages":[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}]`), 1); !bytes.Equal(r.Body, want) {
 		t.Errorf("body\n got %s\nwant %s", r.Body, want)
 	}
 	if got := r.Header.Get("X-Claude-Code-Session-Id"); got != "session-1" {

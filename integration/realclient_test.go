@@ -1,0 +1,168 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+)
+
+// realClient returns the Claude Code executable named by LLM_THINKING_CLAUDE
+// (scripts/realclient installs one and sets it), or skips the test: the
+// real client is not part of the suite CI runs.
+func realClient(t *testing.T) string {
+	t.Helper()
+	claude := os.Getenv("LLM_THINKING_CLAUDE")
+	if claude == "" {
+		t.Skip("LLM_THINKING_CLAUDE is not set: run scripts/realclient for the real Claude Code client")
+	}
+	return claude
+}
+
+// claudeRun runs the real client once, non-interactively, against the
+// gateway, in a home and project directory of its own, and returns what it
+// printed.
+func claudeRun(t *testing.T, claude, home, baseURL string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, claude, append([]string{"-p", "--model", "claude-sonnet-4-5"}, args...)...)
+	cmd.Dir = filepath.Join(home, "project")
+	cmd.Env = []string{
+		"HOME=" + home,
+		"PATH=" + os.Getenv("PATH"),
+		"ANTHROPIC_BASE_URL=" + baseURL,
+		"ANTHROPIC_API_KEY=sk-test",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_AUTOUPDATER=1",
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("claude %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// signatureDelta finds the signatures a stream handed out.
+var signatureDelta = regexp.MustCompile(`"signature_delta","signature":"([^"]+)"`)
+
+// mainThreadSignatures returns the signatures of the thinking blocks u
+// produced for the main thread of Claude Code sessions (requests without
+// an agent header), in order.
+func mainThreadSignatures(u *llmtest.Upstream) []string {
+	var sigs []string
+	for _, r := range u.Requests() {
+		if r.Header.Get("X-Claude-Code-Agent-Id") != "" {
+			continue
+		}
+		for _, m := range signatureDelta.FindAllSubmatch(r.Response, -1) {
+			sigs = append(sigs, string(m[1]))
+		}
+	}
+	return sigs
+}
+
+// requestSignatures returns the signatures of the thinking blocks of a
+// request body.
+func requestSignatures(t *testing.T, body []byte) []string {
+	t.Helper()
+	var sigs []string
+	for _, b := range thinkingBlocks(t, body) {
+		var v struct {
+			Signature string `json:"signature"`
+		}
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatal(err)
+		}
+		sigs = append(sigs, v.Signature)
+	}
+	return sigs
+}
+
+// lastMainRequest returns the last request of a Claude Code main thread u
+// received that carries thinking.
+func lastMainRequest(t *testing.T, u *llmtest.Upstream) llmtest.Received {
+	t.Helper()
+	reqs := u.Requests()
+	for i := len(reqs) - 1; i >= 0; i-- {
+		if reqs[i].Header.Get("X-Claude-Code-Agent-Id") == "" && strings.Contains(string(reqs[i].Body), `"thinking":{`) {
+			return reqs[i]
+		}
+	}
+	t.Fatal("no main-thread request with thinking")
+	return llmtest.Received{}
+}
+
+// TestRealClaudeCodeSubagentAcrossSwitches runs the real Claude Code
+// client through the gateway: a first run whose answer calls the Agent
+// tool, so that a subagent runs in the middle of the conversation, then a
+// --continue on another backend, then a --continue back on the first. The
+// first backend must get every block it produced for the main thread back,
+// and no backend may refuse anything.
+func TestRealClaudeCodeSubagentAcrossSwitches(t *testing.T) {
+	claude := realClient(t)
+	g := newGateway(t, anthropicAndGLM, "anthropic")
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, "project"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	anthropic, glm := g.upstreams["anthropic"], g.upstreams["glm"]
+
+	out := claudeRun(t, claude, home, g.url(), "[agent] explore this project")
+	t.Logf("run 1 on anthropic printed: %s", strings.TrimSpace(out))
+	subagent := 0
+	for _, r := range anthropic.Requests() {
+		if r.Header.Get("X-Claude-Code-Agent-Id") != "" {
+			subagent++
+		}
+	}
+	if subagent == 0 {
+		t.Fatal("Claude Code ran no subagent: the Agent tool call was not taken")
+	}
+	own := mainThreadSignatures(anthropic)
+
+	g.use("glm")
+	out = claudeRun(t, claude, home, g.url(), "--continue", "now on another backend")
+	t.Logf("run 2 on glm printed: %s", strings.TrimSpace(out))
+	for _, sig := range requestSignatures(t, lastMainRequest(t, glm).Body) {
+		if !strings.HasPrefix(sig, "glm.") {
+			t.Errorf("glm received a block it did not produce: %q", sig)
+		}
+	}
+
+	g.use("anthropic")
+	out = claudeRun(t, claude, home, g.url(), "--continue", "and back")
+	t.Logf("run 3 on anthropic printed: %s", strings.TrimSpace(out))
+	got := requestSignatures(t, lastMainRequest(t, anthropic).Body)
+	if !sameStrings(got, own) {
+		t.Errorf("back on anthropic, the main thread sent %d blocks, want its own %d:\n got %q\nwant %q", len(got), len(own), got, own)
+	}
+	for name, u := range g.upstreams {
+		for _, r := range u.Requests() {
+			if r.Status != 200 {
+				t.Errorf("%s answered %d: %s", name, r.Status, r.ErrorMessage)
+			}
+		}
+	}
+	t.Logf("main thread: %d anthropic blocks back after a subagent and anthropic -> glm -> anthropic; subagent requests %d; stats %+v",
+		len(got), subagent, g.stats().Stats)
+}
+
+func sameStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
