@@ -10,7 +10,7 @@ import (
 // registry when Prometheus scrapes, from the counts the registries and
 // their stores keep anyway.
 type registryCollector struct {
-	blocks, writes, failures *prometheus.Desc
+	blocks, threads, writes, failures *prometheus.Desc
 }
 
 // newRegistryCollector returns the collector of the registry metrics.
@@ -19,7 +19,8 @@ func newRegistryCollector() registryCollector {
 		return prometheus.NewDesc(prometheus.BuildFQName(metricsNamespace, metricsSubsystem, name), help, []string{"registry"}, nil)
 	}
 	return registryCollector{
-		blocks: desc("registry_blocks", "Blocks the registry remembers the origin of."),
+		blocks:  desc("registry_blocks", "Blocks the registry remembers the origin of."),
+		threads: desc("registry_threads", "Threads of conversations the registry holds blocks for."),
 		writes: desc("persist_writes_total",
 			"Journal writes to storage that succeeded, for registries that persist or did since they were created."),
 		failures: desc("persist_failures_total",
@@ -30,6 +31,7 @@ func newRegistryCollector() registryCollector {
 // Describe sends the descriptors of the registry metrics.
 func (c registryCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.blocks
+	ch <- c.threads
 	ch <- c.writes
 	ch <- c.failures
 }
@@ -40,7 +42,9 @@ func (c registryCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c registryCollector) Collect(ch chan<- prometheus.Metric) {
 	registries.Range(func(k, v any) bool {
 		name, p := k.(string), v.(*pooledRegistry)
-		ch <- prometheus.MustNewConstMetric(c.blocks, prometheus.GaugeValue, float64(p.reg.Stats().Blocks), name)
+		s := p.reg.Stats()
+		ch <- prometheus.MustNewConstMetric(c.blocks, prometheus.GaugeValue, float64(s.Blocks), name)
+		ch <- prometheus.MustNewConstMetric(c.threads, prometheus.GaugeValue, float64(s.Threads), name)
 		if t := p.persistTotals(); t.persisted {
 			ch <- prometheus.MustNewConstMetric(c.writes, prometheus.CounterValue, float64(t.writes), name)
 			ch <- prometheus.MustNewConstMetric(c.failures, prometheus.CounterValue, float64(t.failures), name)

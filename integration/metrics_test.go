@@ -69,6 +69,9 @@ func TestMetricsCountAConversationWithASwitch(t *testing.T) {
 	if got, s := after.value("caddy_llm_thinking_registry_blocks", "registry", reg), g.stats(); got != 4 || s.Blocks != 4 {
 		t.Errorf("registry_blocks = %v, stats say %d, want the 4 blocks observed", got, s.Blocks)
 	}
+	if got, s := after.value("caddy_llm_thinking_registry_threads", "registry", reg), g.stats(); got != float64(s.Threads) || s.Threads == 0 {
+		t.Errorf("registry_threads = %v, stats say %d", got, s.Threads)
+	}
 	after.expectPersist(t, reg, 0, 0) // nothing is due within the hour
 
 	// Persistence turned off writes what is left, once; turned on again and

@@ -33,3 +33,49 @@ func BenchmarkRewrite1MiB(b *testing.B) { benchmarkRewrite(b, 1<<20, Strip) }
 
 // BenchmarkRewrite1MiBNothingToChange is the steady state on a long session.
 func BenchmarkRewrite1MiBNothingToChange(b *testing.B) { benchmarkRewrite(b, 1<<20, Keep) }
+
+// BenchmarkResume1MiBNextRequest reads the next request of a long session
+// as its thread does: the messages it shares with the previous request are
+// recognized by their digests and taken from the checkpoint, the new ones
+// read, and the History of the whole request made.
+func BenchmarkResume1MiBNextRequest(b *testing.B) {
+	body := fixtureOfSize(b, 1<<20)
+	req, err := Parse(body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := req.History()
+	var cp Checkpoint
+	req.Save(&cp)
+	req.Release()
+	next := nextRequest(b, body, 0)
+	b.SetBytes(int64(len(next)))
+	b.ReportAllocs()
+	for b.Loop() {
+		req, err := Resume(next, follow(h, &cp))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if req.Restored() == 0 {
+			b.Fatal("the next request was not resumed")
+		}
+		req.History()
+		req.Release()
+	}
+}
+
+// BenchmarkHistory1MiB makes the History of a long session read in full:
+// the digests of every message, as a request no thread knows pays them.
+func BenchmarkHistory1MiB(b *testing.B) {
+	body := fixtureOfSize(b, 1<<20)
+	req, err := Parse(body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer req.Release()
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		req.History()
+	}
+}
