@@ -51,8 +51,9 @@ func readFile(data []byte, apply func([]registry.Change)) (fileHeader, error) {
 	if m.version == nil {
 		return h, errors.New("no version")
 	}
-	if v, ok := parseInt(m.version); !ok || v != version {
-		return h, fmt.Errorf("unknown version %.20s (this gateway reads %d)", m.version, version)
+	v, ok := parseInt(m.version)
+	if !ok || v < oldestVersion || v > version {
+		return h, fmt.Errorf("unknown version %.20s (this gateway reads %d to %d)", m.version, oldestVersion, version)
 	}
 	if m.changes == nil || m.names == nil {
 		return h, errors.New("no changes or no names")
@@ -78,7 +79,11 @@ func readFile(data []byte, apply func([]registry.Change)) (fileHeader, error) {
 	if err != nil {
 		return h, fmt.Errorf("names: %w", err)
 	}
-	return h, readChanges(m.changes, names, apply)
+	last := registry.Served
+	if v >= 3 {
+		last = registry.Forgot
+	}
+	return h, readChanges(m.changes, names, last, apply)
 }
 
 // members holds the values of a file's known members, as bytes.
@@ -157,8 +162,8 @@ func decodeStrings(scratch, v []byte) ([]string, []byte, error) {
 }
 
 // readChanges reads the changes array v element by element, handing them
-// to apply in batches.
-func readChanges(v []byte, names []string, apply func([]registry.Change)) error {
+// to apply in batches; last is the last op the file's version knows.
+func readChanges(v []byte, names []string, last registry.Op, apply func([]registry.Change)) error {
 	batch := make([]registry.Change, 0, batchSize)
 	it := jsonscan.Elements(v, 0)
 	for i := 0; ; i++ {
@@ -166,7 +171,7 @@ func readChanges(v []byte, names []string, apply func([]registry.Change)) error 
 		if !ok {
 			break
 		}
-		c, end, err := readChange(v, start, names)
+		c, end, err := readChange(v, start, names, last)
 		if err != nil {
 			return fmt.Errorf("change %d: %w", i, err)
 		}
@@ -188,33 +193,35 @@ func readChanges(v []byte, names []string, apply func([]registry.Change)) error 
 	return nil
 }
 
-// readChange reads the change [op, key, backend, conversation, at] that
-// starts at b[start], and returns where it ends.
-func readChange(b []byte, start int, names []string) (registry.Change, int, error) {
+// readChange reads the change [op, key, backend, conversation, at] (with
+// the facts after them for a learned change) that starts at b[start], of
+// an op up to last, and returns where it ends.
+func readChange(b []byte, start int, names []string, last registry.Op) (registry.Change, int, error) {
 	var c registry.Change
-	var f [5][]byte
+	var f [6][]byte
 	it := jsonscan.Elements(b, start)
-	for i := range f {
+	n := 0
+	for ; n < len(f); n++ {
 		_, v, ok := it.Item()
 		if !ok {
-			if err := it.Err(); err != nil {
-				return c, 0, err
-			}
-			return c, 0, fmt.Errorf("%d fields, want %d", i, len(f))
+			break
 		}
-		f[i] = v
-	}
-	if _, _, ok := it.Next(); ok {
-		return c, 0, fmt.Errorf("more than %d fields", len(f))
+		f[n] = v
 	}
 	if err := it.Err(); err != nil {
 		return c, 0, err
 	}
+	if _, _, ok := it.Next(); ok {
+		return c, 0, fmt.Errorf("more than %d fields", len(f))
+	}
 	op, ok := parseInt(f[0])
-	if !ok || op < int64(registry.Produced) || op > int64(registry.Served) {
+	if n == 0 || !ok || op < int64(registry.Produced) || op > int64(last) {
 		return c, 0, fmt.Errorf("unknown op %.20s", f[0])
 	}
 	c.Op = registry.Op(op)
+	if want := fieldsOf(c.Op); n != want {
+		return c, 0, fmt.Errorf("%d fields, want %d", n, want)
+	}
 	if err := readKey(&c.Key, f[1]); err != nil {
 		return c, 0, err
 	}
@@ -228,7 +235,11 @@ func readChange(b []byte, start int, names []string) (registry.Change, int, erro
 		return c, 0, fmt.Errorf("conversation %.20s: not a name's index, nor -1", f[3])
 	}
 	if conv >= 0 {
-		c.Conversation = names[conv]
+		if c.Op == registry.Learned || c.Op == registry.Forgot {
+			c.Model = names[conv]
+		} else {
+			c.Conversation = names[conv]
+		}
 	}
 	at, ok := parseInt(f[4])
 	if !ok {
@@ -237,5 +248,20 @@ func readChange(b []byte, start int, names []string) (registry.Change, int, erro
 	if at != 0 {
 		c.At = time.Unix(0, at)
 	}
+	if c.Op == registry.Learned {
+		facts, ok := parseInt(f[5])
+		if !ok || facts <= 0 || facts > 255 {
+			return c, 0, fmt.Errorf("facts %.20s: not a capability", f[5])
+		}
+		c.Facts = registry.Capability(facts)
+	}
 	return c, it.End(), nil
+}
+
+// fieldsOf returns how many fields a change of op has.
+func fieldsOf(op registry.Op) int {
+	if op == registry.Learned {
+		return 6
+	}
+	return 5
 }

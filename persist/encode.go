@@ -66,7 +66,12 @@ func (e *encoder) add(changes []registry.Change) {
 		b = strconv.AppendInt(b, int64(e.backend(c.Backend)), 10)
 		b = append(b, ',')
 		conv := -1
-		if c.Conversation != "" {
+		switch {
+		case c.Op == registry.Learned || c.Op == registry.Forgot:
+			if c.Model != "" {
+				conv = e.name(c.Model)
+			}
+		case c.Conversation != "":
 			conv = e.name(c.Conversation)
 		}
 		b = strconv.AppendInt(b, int64(conv), 10)
@@ -76,6 +81,10 @@ func (e *encoder) add(changes []registry.Change) {
 			at = c.At.UnixNano()
 		}
 		b = strconv.AppendInt(b, at, 10)
+		if c.Op == registry.Learned {
+			b = append(b, ',')
+			b = strconv.AppendUint(b, uint64(c.Facts), 10)
+		}
 		b = append(b, ']')
 	}
 	e.buf = b

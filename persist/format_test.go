@@ -38,6 +38,9 @@ func TestChangesSurviveEncoding(t *testing.T) {
 		{Op: registry.Produced, Key: key("c"), Backend: "anthropic", At: time.Unix(0, -5)},
 		{Op: registry.Served, Conversation: "<\"é\\\u2028\x01>", Backend: ""},
 		{Op: registry.Produced, Key: block.Key{0xff, 0xfe, 0xfd}, Conversation: "kept", Backend: "anthropic"},
+		{Op: registry.Learned, Backend: "ollama", Model: "llama3.2", Facts: registry.CannotThink | registry.NoContextManagement, At: at},
+		{Op: registry.Forgot, Backend: "ollama", Model: "llama3.2", At: at},
+		{Op: registry.Forgot, Backend: "ollama"},
 	}
 	for _, h := range []fileHeader{
 		{Writer: "w"},
@@ -81,9 +84,31 @@ func TestAFileReadsAsDocumented(t *testing.T) {
 	}
 }
 
+// TestTheDocumentedExampleReads reads the example of the format's comment.
+func TestTheDocumentedExampleReads(t *testing.T) {
+	data := []byte(`{"version":3,"writer":"3f2a9c01b7de","generation":3,"folded":["llm_thinking/registries/default/journal/01795433588000000000-3f2a9c01b7de-000064.json"],"changes":[
+	[1,"9XTfL0mee7wqAtsov5h_tQ",0,-1,1795433589123456789],
+	[1,"fpZt_W5j6I5mUoKDenaOGA",1,-1,1795433589123458289],
+	[2,"fpZt_W5j6I5mUoKDenaOGA",0,-1,1795433589123458289],
+	[3,"",0,2,0],
+	[3,"",1,2,1795433589123458789],
+	[4,"",3,4,1795433589123459000,2]
+	],
+	"names":["anthropic","glm","sess-1","ollama","llama3.2"]}`)
+	_, out, err := readAll(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := registry.Change{Op: registry.Learned, Backend: "ollama", Model: "llama3.2", Facts: registry.CannotThink, At: time.Unix(0, 1795433589123459000)}
+	if len(out) != 6 || !reflect.DeepEqual(out[5], want) {
+		t.Fatalf("read %+v", out)
+	}
+}
+
 func TestMalformedFilesAreErrors(t *testing.T) {
 	const names = `"names":["a"]`
 	change := func(c string) string { return `{"version":2,"changes":[` + c + `],` + names + `}` }
+	change3 := func(c string) string { return `{"version":3,"changes":[` + c + `],` + names + `}` }
 	for _, in := range []string{
 		``,
 		`[]`,
@@ -111,6 +136,13 @@ func TestMalformedFilesAreErrors(t *testing.T) {
 		change(`[1,"AAAAAAAAAAAAAAAAAAAAAA",0,-1,0,0]`),
 		change(`[0,"AAAAAAAAAAAAAAAAAAAAAA",0,-1,0]`),
 		change(`[4,"AAAAAAAAAAAAAAAAAAAAAA",0,-1,0]`),
+		change(`[4,"",0,0,0,2]`), // a version 3 change in a version 2 file
+		change3(`[4,"",0,0,0]`),
+		change3(`[4,"",0,0,0,0]`),
+		change3(`[4,"",0,0,0,256]`),
+		change3(`[4,"",0,0,0,"2"]`),
+		change3(`[5,"",0,0,0,2]`),
+		change3(`[6,"",0,0,0]`),
 		change(`["1","AAAAAAAAAAAAAAAAAAAAAA",0,-1,0]`),
 		change(`[1,"AAAAAAAAAAAAAAAAAAAAA",0,-1,0]`),
 		change(`[1,"AAAAAAAAAAAAAAAAAAAAAAA",0,-1,0]`),
@@ -148,10 +180,10 @@ func TestMalformedFilesAreErrors(t *testing.T) {
 
 func TestAnUnknownVersionIsRefusedBeforeAnythingIsApplied(t *testing.T) {
 	data := encode(fileHeader{Writer: "w"}, []registry.Change{{Op: registry.Produced, Key: key("a"), Backend: "x"}})
-	data = []byte(strings.Replace(string(data), `"version":2`, `"version":3`, 1))
+	data = []byte(strings.Replace(string(data), `"version":3`, `"version":4`, 1))
 	applied := 0
 	_, err := readFile(data, func(b []registry.Change) { applied += len(b) })
-	if err == nil || !strings.Contains(err.Error(), "unknown version 3") || applied != 0 {
+	if err == nil || !strings.Contains(err.Error(), "unknown version 4") || applied != 0 {
 		t.Fatalf("error %v, %d changes applied", err, applied)
 	}
 }
@@ -171,6 +203,7 @@ func FuzzSegment(f *testing.F) {
 	f.Add([]byte(`{"version":2,"changes":[[1,"zz",0,-1,0]],"names":["x"]}`))
 	f.Add([]byte(`{"version":1,"changes":[{"op":"refused","key":"zz"}]}`))
 	f.Add([]byte(`{"version":2}`))
+	f.Add([]byte(`{"version":3,"changes":[[4,"",0,1,7,3],[5,"",0,-1,0]],"names":["ollama","llama3.2"]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h, changes, err := readAll(data)
 		if err != nil {

@@ -69,6 +69,43 @@ func TestARestartKeepsWhatTheRegistryLearned(t *testing.T) {
 	}
 }
 
+func TestLearnedCapabilitiesAndForgettingThemPersist(t *testing.T) {
+	st := newMemory()
+	reg, s, _ := open(t, st, registry.Config{})
+	reg.Learn("ollama", "llama3.2", registry.CannotThink)
+	reg.Learn("ollama", "qwen3", registry.Thinks)
+	reg.Learn("vllm", "qwen3", registry.NoContextManagement)
+	reg.Learn("vllm", "qwen3", registry.NoClearThinking)
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	again, s2, _ := open(t, st, registry.Config{})
+	for _, want := range []struct {
+		backend, model string
+		facts          registry.Capability
+	}{
+		{"ollama", "llama3.2", registry.CannotThink},
+		{"ollama", "qwen3", registry.Thinks},
+		{"vllm", "qwen3", registry.NoContextManagement | registry.NoClearThinking},
+	} {
+		if got := again.Capabilities(want.backend, want.model); got != want.facts {
+			t.Fatalf("after a restart, %s %s: %v, want %v", want.backend, want.model, got, want.facts)
+		}
+	}
+	// Forgetting is written down too, for a restart and for replicas.
+	again.Forget("ollama", "")
+	if err := s2.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	third, _, _ := open(t, st, registry.Config{})
+	if c := third.Capabilities("ollama", "llama3.2") | third.Capabilities("ollama", "qwen3"); c != 0 {
+		t.Fatalf("forgotten facts came back: %v", c)
+	}
+	if c := third.Capabilities("vllm", "qwen3"); c == 0 {
+		t.Fatal("forgetting one backend forgot another's facts")
+	}
+}
+
 func TestReplicasShareThroughStorage(t *testing.T) {
 	st := newMemory()
 	a, sa, _ := open(t, st, registry.Config{})
@@ -194,6 +231,7 @@ func TestFoldingKeepsEverythingAndBoundsTheJournal(t *testing.T) {
 	}
 	reg.Refuse("glm", key("1"))
 	reg.Served("s1", "anthropic")
+	reg.Learn("ollama", "llama3.2", registry.CannotThink)
 	if err := s.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -221,6 +259,9 @@ func TestFoldingKeepsEverythingAndBoundsTheJournal(t *testing.T) {
 	}
 	if _, refused := origins(again, "glm", "1"); !refused[0] || again.Last("s1") != "anthropic" {
 		t.Fatalf("a refusal or a conversation's backend lost in the fold: refused %v, last %q", refused, again.Last("s1"))
+	}
+	if c := again.Capabilities("ollama", "llama3.2"); c != registry.CannotThink {
+		t.Fatalf("what was learned of a model was lost in the fold: %v", c)
 	}
 	if logs.Len() != 0 {
 		t.Fatal(logs.All())

@@ -12,7 +12,7 @@ import (
 // next number.
 type Op uint8
 
-// The facts a registry learns (stored as 1, 2 and 3).
+// The facts a registry learns (stored as 1 to 5).
 const (
 	// Produced: Backend produced the block Key.
 	Produced Op = iota + 1
@@ -20,9 +20,15 @@ const (
 	Refused
 	// Served: Backend answered Conversation.
 	Served
+	// Learned: Facts are what Model takes as Backend serves it (see
+	// Capability).
+	Learned
+	// Forgot: what was learned of Model as Backend serves it, or of every
+	// model of Backend when Model is "", was forgotten.
+	Forgot
 )
 
-var opNames = [...]string{Produced: "produced", Refused: "refused", Served: "served"}
+var opNames = [...]string{Produced: "produced", Refused: "refused", Served: "served", Learned: "learned", Forgot: "forgot"}
 
 // String returns the op's name, as storage writes it.
 func (o Op) String() string {
@@ -39,6 +45,8 @@ type Change struct {
 	Key          block.Key // for Produced and Refused
 	Conversation string    // for Served
 	Backend      string
+	Model        string     // for Learned and Forgot
+	Facts        Capability // for Learned
 	At           time.Time
 }
 
@@ -104,6 +112,12 @@ func (r *Registry) Apply(changes []Change) {
 				s.last, s.lastAt = ch.Backend, ch.At
 			}
 			s.remember(ch.Backend)
+		case Learned:
+			if ch.Backend != "" && ch.Model != "" && ch.Facts != 0 {
+				r.capabilities.Add(capabilityKey{ch.Backend, ch.Model}, &learned{facts: ch.Facts, at: ch.At})
+			}
+		case Forgot:
+			r.forget(ch.Backend, ch.Model)
 		}
 	}
 }

@@ -100,9 +100,11 @@ type Registry struct {
 	retries     uint64 // refused requests replayed
 	refusals    uint64 // blocks refused by a backend that was thought to accept them
 	present     map[block.Key]struct{}
-	slots       []slot // lookup's, reused
-	now         func() time.Time
-	journal     journal
+	// capabilities are the facts learned per backend and model.
+	capabilities *simplelru.LRU[capabilityKey, *learned]
+	slots        []slot // lookup's, reused
+	now          func() time.Time
+	journal      journal
 }
 
 // New returns an empty registry bounded by cfg.
@@ -120,6 +122,7 @@ func New(cfg Config) *Registry {
 	// NewLRU fails only for a non-positive size, which withDefaults rules out.
 	r.scopes, _ = simplelru.NewLRU(cfg.MaxConversations, r.evictScope)
 	r.threads, _ = simplelru.NewLRU(cfg.MaxThreads, r.endThread)
+	r.capabilities, _ = simplelru.NewLRU[capabilityKey, *learned](MaxCapabilities, nil)
 	return r
 }
 
@@ -154,6 +157,9 @@ type Stats struct {
 	// Refusals counts blocks a backend refused although it was thought to
 	// accept them.
 	Refusals uint64 `json:"refusals"`
+	// Learned counts the models of backends something was learned about
+	// (see Capability).
+	Learned int `json:"learned"`
 }
 
 // Stats returns the registry's current counts.
@@ -170,6 +176,7 @@ func (r *Registry) Stats() Stats {
 		Switches:      r.switches,
 		Retries:       r.retries,
 		Refusals:      r.refusals,
+		Learned:       r.capabilities.Len(),
 	}
 }
 

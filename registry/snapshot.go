@@ -57,6 +57,13 @@ func (r *Registry) Snapshot(buf []Change, emit func(batch []Change)) {
 			break
 		}
 	}
+	batch = batch[:0]
+	for _, l := range r.LearnedCapabilities() {
+		batch = append(batch, Change{Op: Learned, Backend: l.Backend, Model: l.Model, Facts: l.Facts, At: l.At})
+	}
+	if len(batch) > 0 {
+		emit(batch)
+	}
 }
 
 // snapshotBlocks appends the changes of the blocks in the page of slots
