@@ -6,29 +6,44 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 )
 
-// dropThinkingConfig returns the edits that remove the thinking config and
-// every clear_thinking_* context edit, which the API refuses when thinking
-// is off. context_management goes too when nothing else is left in it.
-func (r *Request) dropThinkingConfig() ([]edit, error) {
+// configEdits returns the edits of the top-level members a rewrite
+// changes: the thinking config and every clear_thinking_* context edit go
+// when thinking goes off (the API refuses them then), context_management
+// too when nothing else is left in it; and the fields omitted for the
+// backend (see Omit) go.
+func (r *Request) configEdits(rw *rewrite) ([]edit, error) {
+	drop := rw.res.DroppedThinkingConfig || rw.dropEdits
+	omit := rw.res.Omitted
+	if !drop && omit == 0 {
+		return nil, nil
+	}
 	remove := make([]bool, len(r.members))
 	var edits []edit
 	for i, m := range r.members {
 		switch m.name {
 		case thinkingMember:
-			remove[i] = true
-		case contextMember:
-			if r.contextEdits.End == 0 {
-				continue
-			}
-			kept, dropped, left, err := r.keptContextEdits()
-			if err != nil {
-				return nil, err
-			}
 			switch {
-			case left == 0 && r.contextOnlyEdits:
+			case drop:
 				remove[i] = true
-			case dropped > 0:
-				edits = append(edits, edit{span: r.contextEdits, repl: kept})
+			case omit&OmitThinkingDisplay != 0:
+				edits = append(edits, edit{span: m.value, repl: withoutMember(m.value.Of(r.body), "display")})
+			}
+		case contextMember:
+			switch {
+			case omit&OmitContextManagement != 0:
+				remove[i] = true
+			case r.contextEdits.End == 0 || !drop && omit&OmitClearThinking == 0:
+			default:
+				kept, dropped, left, err := r.keptContextEdits()
+				if err != nil {
+					return nil, err
+				}
+				switch {
+				case left == 0 && r.contextOnlyEdits:
+					remove[i] = true
+				case dropped > 0:
+					edits = append(edits, edit{span: r.contextEdits, repl: kept})
+				}
 			}
 		}
 	}

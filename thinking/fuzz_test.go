@@ -164,6 +164,7 @@ func FuzzRewrite(f *testing.F) {
 				actions[i] = DropSignature
 			}
 		}
+		req.Omit(Omission(seed>>20) & (OmitThinking | OmitContextManagement | OmitClearThinking | OmitThinkingDisplay))
 		out, res, err := req.Rewrite(actions)
 		if errors.Is(err, ErrInvalidJSON) {
 			if json.Valid(body) {
@@ -190,6 +191,7 @@ func FuzzRewrite(f *testing.F) {
 		if err != nil {
 			t.Fatalf("cannot parse own output: %v", err)
 		}
+		checkOmitted(t, after, res)
 		checkKeptBlocks(t, req, after, actions, res, dropSig)
 		checkMessages(t, req, after, res)
 		checkCautious(t, req, actions)
@@ -227,6 +229,23 @@ func checkResume(t *testing.T, req *Request, body []byte, seed uint64) {
 		sameState(t, resumed, full)
 		resumed.Release()
 		full.Release()
+	}
+}
+
+// checkOmitted verifies that what a rewrite says it left out is gone.
+func checkOmitted(t *testing.T, after *Request, res Result) {
+	t.Helper()
+	if res.Omitted&(OmitThinking|OmitContextManagement) != 0 && res.Omitted&OmitContextManagement != 0 && after.hasMember(contextMember) {
+		t.Fatal("context_management omitted but still there")
+	}
+	if res.Omitted&OmitThinking != 0 && after.hasMember(thinkingMember) {
+		t.Fatal("thinking omitted but its config is still there")
+	}
+	if res.Omitted&OmitThinkingDisplay != 0 && !res.DroppedThinkingConfig && after.thinkingDisplay {
+		t.Fatal("thinking display omitted but still there")
+	}
+	if res.Omitted&(OmitThinking|OmitClearThinking) != 0 && after.contextEdits.End != 0 && after.hasClearThinkingEdit() {
+		t.Fatal("clear_thinking edits omitted but still there")
 	}
 }
 

@@ -38,6 +38,7 @@ type Request struct {
 	blocks   []Block
 	scratch  []byte // decoded strings of a block, while they are hashed
 	out      []byte // where Rewrite writes, see Output
+	omit     Omission
 	hasher   block.Hasher
 	rw       rewrite // Rewrite's state, kept for its memory
 	shapes   shapes  // of the messages
@@ -67,6 +68,7 @@ type Request struct {
 // config is what the top-level members other than messages say.
 type config struct {
 	thinkingType     []byte // value of thinking.type, raw literal contents
+	thinkingDisplay  bool   // the thinking config has a display
 	contextEdits     span   // context_management.edits array, if any
 	contextOnlyEdits bool   // context_management holds nothing but edits
 	userID           span   // metadata.user_id literal
@@ -341,8 +343,13 @@ func (r *Request) thinkingConfig(v int) (int, error) {
 	b := r.body
 	it := jsonscan.Members(b, v)
 	var buf [32]byte
+	r.thinkingDisplay = false
 	for key, v, ok := it.Next(); ok; key, v, ok = it.Next() {
-		if string(jsonscan.Name(key, &buf)) != "type" {
+		name := jsonscan.Name(key, &buf)
+		if string(name) == "display" {
+			r.thinkingDisplay = true
+		}
+		if string(name) != "type" {
 			continue
 		}
 		typ, end, err := stringValue(b, v)

@@ -64,11 +64,13 @@ type Result struct {
 	// AsTags counts the kept blocks sent as the tagged text their producer
 	// wrote (KeepAsTags).
 	AsTags int
+	// Omitted are the fields left out for the backend (see Omit).
+	Omitted Omission
 }
 
 // Changed reports whether the body was edited.
 func (r Result) Changed() bool {
-	return r.Stripped > 0 || r.Converted > 0 || r.DroppedThinkingConfig || r.Normalized > 0 || r.AsTags > 0
+	return r.Stripped > 0 || r.Converted > 0 || r.DroppedThinkingConfig || r.Normalized > 0 || r.AsTags > 0 || r.Omitted != 0
 }
 
 // piece is one content block of a rewritten message.
@@ -117,13 +119,14 @@ func (r *Request) Rewrite(actions []Action) ([]byte, Result, error) {
 	if len(actions) != len(r.blocks) {
 		return r.unchanged(fmt.Errorf("rewrite: %d actions for %d blocks", len(actions), len(r.blocks)))
 	}
-	if r.shapes.reasoning == 0 && r.reorderAt() < 0 && !slices.ContainsFunc(actions, func(a Action) bool { return a != Keep }) {
+	if r.shapes.reasoning == 0 && r.reorderAt() < 0 && r.omissions() == 0 && !slices.ContainsFunc(actions, func(a Action) bool { return a != Keep }) {
 		return r.unchanged(nil)
 	}
 	if !r.valid() {
 		return r.unchanged(ErrInvalidJSON)
 	}
 	rw := r.plan(actions)
+	r.applyOmissions(rw)
 	r.repairToolLoop(rw)
 	r.repairMessages(rw)
 	return r.finish(rw)
@@ -153,6 +156,7 @@ func (r *Request) RewriteCautiously(actions []Action) ([]byte, Result, error) {
 	}
 	rw := r.plan(actions)
 	rw.cautious = true
+	r.applyOmissions(rw)
 	r.repairToolLoop(rw)
 	r.repairThinkingOff(rw)
 	r.repairMessages(rw)
@@ -397,13 +401,11 @@ func (r *Request) render(rw *rewrite) ([]byte, error) {
 			rw.edits = append(rw.edits, edit{span: m.content, pieces: rw.plans[mi], array: true})
 		}
 	}
-	if rw.res.DroppedThinkingConfig || rw.dropEdits {
-		dropped, err := r.dropThinkingConfig()
-		if err != nil {
-			return nil, err
-		}
-		rw.edits = append(rw.edits, dropped...)
+	dropped, err := r.configEdits(rw)
+	if err != nil {
+		return nil, err
 	}
+	rw.edits = append(rw.edits, dropped...)
 	return applyEdits(r.out[:0], r.body, rw.edits)
 }
 
