@@ -172,6 +172,7 @@ func (h *Handler) plan(req policy.Request, refusal *policy.Refusal) (plan policy
 		plan = h.policy.Plan(req)
 	}
 	h.logPlan(plan, plan.Target)
+	h.logLearned(plan.Learned)
 	metrics.countPlan(plan)
 	plan.Release() // the decisions were only needed for the log
 	return plan
@@ -212,6 +213,15 @@ func (h *Handler) logPlan(plan policy.Plan, backend string) {
 			zap.Int("converted", res.Converted), zap.Int("normalized", res.Normalized), zap.Int("as_tags", res.AsTags),
 			zap.Bool("dropped_thinking_config", res.DroppedThinkingConfig))
 	}
+}
+
+// logLearned logs what was learned of a backend's model, once per fact.
+func (h *Handler) logLearned(l policy.Learned) {
+	if l.Facts == 0 {
+		return
+	}
+	h.logger.Info("thinking.capability_learned", zap.String("backend", l.Backend), zap.String("model", l.Model),
+		zap.Strings("what", l.Facts.Names()), zap.String("why", l.Why))
 }
 
 // setBody puts the planned body on the request: the body read, in, when

@@ -68,9 +68,11 @@ type Handler struct {
 	// patterns matched against the request's model ("*" any run of
 	// characters, "?" one): a request for any other model has every
 	// thinking and redacted_thinking block removed, whoever produced them,
-	// and the response says thinking_dropped. Unset, every model can. Use
-	// it per backend, with a matcher or a route of its own, for backends
-	// that serve models without thinking (Ollama, vLLM).
+	// and the response says thinking_dropped, until its backend answers it
+	// with thinking (the gateway learns that, and that a model cannot
+	// think, from the answers and refusals it sees). Unset, every model
+	// can. Use it per backend, with a matcher or a route of its own, for
+	// backends that serve models without thinking (Ollama, vLLM).
 	ThinkingModels []string `json:"thinking_models,omitempty"`
 
 	// ThinkTags turns reasoning that a backend writes into its text between

@@ -227,7 +227,7 @@ func (o *observer) register(blocks []streaming.Block) {
 		return
 	}
 	o.checkModel()
-	o.h.policy.Register(o.thread, o.backend, blocks)
+	o.h.logLearned(o.h.policy.Register(o.thread, o.backend, o.requested, blocks))
 	metrics.countObserved(o.backend, len(blocks))
 	for _, b := range blocks {
 		if ce := o.h.logger.Check(zap.DebugLevel, "thinking.block_observed"); ce != nil {

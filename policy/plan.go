@@ -143,9 +143,13 @@ type Plan struct {
 	// Stream reports that the request asks for a streamed response.
 	Stream bool
 	// Model is the model the request asks for, and ThinkingCapable whether
-	// it may take thinking (see Models).
+	// it may take thinking: it is one of Models, or its backend answered it
+	// with thinking, and its backend never refused it thinking since.
 	Model           string
 	ThinkingCapable bool
+	// Learned is what the plan of a replay learned from the refusal of
+	// the backend's model, with only the facts that were new.
+	Learned Learned
 	// Decisions holds one entry per thinking block, in request order.
 	Decisions []Decision
 	// Result counts what the rewrite did.
@@ -163,10 +167,10 @@ type Plan struct {
 // Plan decides every block of req and returns the body to send. It never
 // fails: a body it cannot read or edit goes upstream as it came, and Plan
 // says why in Passthrough.
-func (p *Policy) Plan(req Request) Plan { return p.plan(req, false) }
+func (p *Policy) Plan(req Request) Plan { return p.plan(req, nil) }
 
-// plan is Plan, or the plan of a replay (see Replay).
-func (p *Policy) plan(req Request, replay bool) Plan {
+// plan is Plan, or the plan of a replay when r is not nil (see Replay).
+func (p *Policy) plan(req Request, r *replay) Plan {
 	pl := Plan{Body: req.Body}
 	var m *match
 	var find thinking.Finder
@@ -186,7 +190,6 @@ func (p *Policy) plan(req Request, replay bool) Plan {
 	pl.Stream = parsed.Stream()
 	pl.Restored = parsed.Restored()
 	pl.Model = parsed.Model()
-	pl.ThinkingCapable = p.Models.Capable(pl.Model)
 	pl.Conversation = Conversation(req.Header, parsed.UserID)
 
 	blocks := parsed.Blocks()
@@ -194,7 +197,7 @@ func (p *Policy) plan(req Request, replay bool) Plan {
 	// the session, not the history: they never move the lifecycle, nor
 	// start or continue a thread; a replay moved it already.
 	mainTurn := len(blocks) > 0 || parsed.ThinkingOn()
-	track := !req.ReadOnly && !replay && mainTurn
+	track := !req.ReadOnly && r == nil && mainTurn
 	if m != nil {
 		var hist *thinking.History
 		if track {
@@ -241,17 +244,18 @@ func (p *Policy) plan(req Request, replay bool) Plan {
 	}
 	sc.origins, sc.refused = adm.Origins, adm.Refused
 	pl.Target = rr.Backend
-	if replay && rr.ServedLater {
+	if r.cautious() && rr.ServedLater {
 		// Under load balancing the replay may reach any upstream: nothing
 		// is proven to be its own.
 		pl.Target = ""
 	}
 	pl.Switched, pl.Previous = adm.Switched, adm.Previous
+	p.applyCapabilities(&pl, parsed, r)
 
 	pl.Decisions = decisionsFor(len(blocks))
 	for i, b := range blocks {
 		d := Decision{Kind: b.Kind, Message: int32(b.Message), Index: int32(b.Index), Key: b.Key, Origin: adm.Origins[i]}
-		d.Action, d.Reason = p.decide(d.Origin, pl.Target, adm.Mixed, adm.Refused[i], replay)
+		d.Action, d.Reason = p.decide(d.Origin, pl.Target, adm.Mixed, adm.Refused[i], r.cautious())
 		if b.Synthesized {
 			d.Action, d.Reason = p.decideSynthesized(d, pl.Target)
 		}
@@ -262,12 +266,26 @@ func (p *Policy) plan(req Request, replay bool) Plan {
 		sc.actions = append(sc.actions, d.Action)
 	}
 	parsed.Output(req.Out)
-	if replay {
+	if r.cautious() {
 		pl.Body, pl.Result, pl.Passthrough = parsed.RewriteCautiously(sc.actions)
 	} else {
 		pl.Body, pl.Result, pl.Passthrough = parsed.Rewrite(sc.actions)
 	}
 	return pl
+}
+
+// applyCapabilities decides whether the request's model may take thinking,
+// and what it goes without, from what was learned of it as the target
+// serves it; a replay learns first what its refusal says.
+func (p *Policy) applyCapabilities(pl *Plan, parsed *thinking.Request, r *replay) {
+	backend := pl.Target
+	if r != nil && r.facts != 0 {
+		backend = r.refusal.Backend
+		pl.Learned = p.learn(backend, pl.Model, r.facts, r.refusal.Message)
+	}
+	facts := p.Registry.Capabilities(backend, BoundedID(pl.Model))
+	pl.ThinkingCapable = (p.Models.Capable(pl.Model) || facts&registry.Thinks != 0) && facts&registry.CannotThink == 0
+	parsed.Omit(omissions(facts, parsed.ThinkingType()))
 }
 
 // decide returns the action for a block produced by origin ("" when

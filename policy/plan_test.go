@@ -72,9 +72,9 @@ func session(id string) http.Header {
 func TestPlanKeepsOwnBlocksAndStripsForeignOnes(t *testing.T) {
 	p := newPolicy()
 	p.Plan(Request{Body: body(), Header: session("s1"), Backend: "glm"})
-	p.Register(0, "glm", []streaming.Block{{Kind: block.Thinking, Key: keyOf("g1")}})
+	p.Register(0, "glm", "m", []streaming.Block{{Kind: block.Thinking, Key: keyOf("g1")}})
 	p.Plan(Request{Body: body("g1"), Header: session("s1"), Backend: "anthropic"})
-	p.Register(0, "anthropic", []streaming.Block{{Kind: block.Thinking, Key: keyOf("a1")}})
+	p.Register(0, "anthropic", "m", []streaming.Block{{Kind: block.Thinking, Key: keyOf("a1")}})
 
 	// "new" is unknown, and the conversation has seen glm: it cannot be
 	// proven to be anthropic's.
@@ -139,7 +139,7 @@ func TestPlanPassesOtherBodiesThrough(t *testing.T) {
 		}
 	}
 	// A body that would need an edit but is not valid JSON goes as it came.
-	p.Register(0, "glm", []streaming.Block{{Kind: block.Thinking, Key: keyOf("g1")}})
+	p.Register(0, "glm", "m", []streaming.Block{{Kind: block.Thinking, Key: keyOf("g1")}})
 	in := []byte(strings.Replace(string(body("g1")), `"model":"m"`, `"max_tokens":01`, 1))
 	pl := p.Plan(Request{Body: in, Header: session("s1"), Backend: "anthropic"})
 	if string(pl.Body) != string(in) || !errors.Is(pl.Passthrough, thinking.ErrInvalidJSON) || len(pl.Decisions) != 1 {
@@ -165,27 +165,52 @@ func TestAModelThatCannotThinkGetsNoThinking(t *testing.T) {
 	p := newPolicy()
 	p.Models = Models{"claude-*", "qwen3*"}
 	p.Plan(Request{Body: body(), Header: session("s1"), Backend: "ollama"})
-	p.Register(0, "ollama", []streaming.Block{{Kind: block.Thinking, Key: keyOf("o1")}})
+	p.Register(0, "glm", "m", []streaming.Block{{Kind: block.Thinking, Key: keyOf("g1")}})
 
-	// The body's model, "m", matches no pattern: even the target's own
-	// block goes.
-	pl := p.Plan(Request{Body: body("o1"), Header: session("s1"), Backend: "ollama"})
+	// The body's model, "m", matches no pattern, and ollama never answered
+	// it with thinking: even a block of another backend goes.
+	pl := p.Plan(Request{Body: body("g1"), Header: session("s1"), Backend: "ollama"})
 	defer pl.Release()
 	if pl.Model != "m" || pl.ThinkingCapable {
 		t.Fatalf("model %q, capable %v", pl.Model, pl.ThinkingCapable)
 	}
-	if len(pl.Decisions) != 1 || pl.Decisions[0].Action != thinking.Strip || pl.Decisions[0].Reason != ReasonModelNotCapable || pl.Decisions[0].Origin != "ollama" {
+	if len(pl.Decisions) != 1 || pl.Decisions[0].Action != thinking.Strip || pl.Decisions[0].Reason != ReasonModelNotCapable {
 		t.Fatalf("decisions %+v", pl.Decisions)
 	}
-	if pl.Result.Stripped != 1 || strings.Contains(string(pl.Body), `"o1"`) {
+	if pl.Result.Stripped != 1 || strings.Contains(string(pl.Body), `"g1"`) {
 		t.Fatalf("result %+v, body %s", pl.Result, pl.Body)
 	}
 
-	capable := bytes.Replace(body("o1"), []byte(`"model":"m"`), []byte(`"model":"qwen3:8b"`), 1)
-	pl2 := p.Plan(Request{Body: capable, Header: session("s1"), Backend: "ollama"})
+	capable := bytes.Replace(body("g1"), []byte(`"model":"m"`), []byte(`"model":"qwen3:8b"`), 1)
+	pl2 := p.Plan(Request{Body: capable, Header: session("s1"), Backend: "glm"})
 	defer pl2.Release()
 	if !pl2.ThinkingCapable || pl2.Result.Changed() {
 		t.Fatalf("a capable model's own block: capable %v, result %+v", pl2.ThinkingCapable, pl2.Result)
+	}
+}
+
+func TestAModelThatAnswersWithThinkingCanThink(t *testing.T) {
+	p := newPolicy()
+	p.Models = Models{"claude-*"}
+	// "m" is not in the list, but ollama answers it with thinking.
+	first := p.Plan(Request{Body: body(), Header: session("s1"), Backend: "ollama"})
+	if first.ThinkingCapable {
+		t.Fatal("an unlisted model was capable before any answer")
+	}
+	learned := p.Register(first.Thread, "ollama", "m", []streaming.Block{{Kind: block.Thinking, Key: keyOf("o1")}})
+	if learned.Facts != registry.Thinks || learned.Backend != "ollama" || learned.Model != "m" {
+		t.Fatalf("learned %+v", learned)
+	}
+	pl := p.Plan(Request{Body: body("o1"), Header: session("s1"), Backend: "ollama"})
+	if !pl.ThinkingCapable || pl.Result.Changed() || pl.Decisions[0].Reason != ReasonOwn {
+		t.Fatalf("the model's own block after it answered with thinking: capable %v, %+v", pl.ThinkingCapable, pl.Decisions)
+	}
+	// Learned for that backend only, and only once.
+	if p.Register(0, "ollama", "m", []streaming.Block{{Kind: block.Thinking, Key: keyOf("o2")}}).Facts != 0 {
+		t.Fatal("a fact learned twice")
+	}
+	if pl := p.Plan(Request{Body: body("o1"), Header: session("s2"), Backend: "vllm"}); pl.ThinkingCapable {
+		t.Fatal("what ollama's model does made another backend's capable")
 	}
 }
 
@@ -215,7 +240,7 @@ func TestSynthesizedBlocksGoOnlyToTheirProducer(t *testing.T) {
 			p := newPolicy()
 			p.SynthesizedAsTags = tt.asTags
 			if tt.origin != "" {
-				p.Register(0, tt.origin, []streaming.Block{{Kind: block.Thinking, Key: key}})
+				p.Register(0, tt.origin, "m", []streaming.Block{{Kind: block.Thinking, Key: key}})
 			}
 			pl := p.Plan(Request{Body: tagged, Header: session("s1"), Backend: tt.target})
 			defer pl.Release()

@@ -44,9 +44,12 @@ var (
 	}
 )
 
-// RefusalMessage returns the message of an Anthropic error envelope when it
-// refuses a request for its thinking: an invalid_request_error whose message
-// names one of the thinking rules. Any other body reports false.
+// RefusalMessage returns the message of an error envelope when it refuses
+// a request for its thinking: an Anthropic invalid_request_error whose
+// message names one of the thinking rules, or any error whose message says
+// what the backend's model does not take (see capabilityRefusals), which
+// servers behind other gateways wrap in envelopes of their own. Any other
+// body reports false.
 func RefusalMessage(body []byte) (string, bool) {
 	var errObj []byte
 	var buf [32]byte
@@ -69,35 +72,64 @@ func RefusalMessage(body []byte) (string, bool) {
 			msg = v
 		}
 	}
-	if it.Err() != nil || string(jsonscan.Name(typ, &buf)) != "invalid_request_error" {
+	if it.Err() != nil || msg == nil {
 		return "", false
 	}
 	text, ok := jsonstr.Append(nil, msg)
 	if !ok {
 		return "", false
 	}
-	for _, marks := range [][]string{blockRefusals, structureRefusals} {
-		for _, mark := range marks {
-			if strings.Contains(string(text), mark) {
-				return string(text), true
-			}
-		}
+	if string(jsonscan.Name(typ, &buf)) == "invalid_request_error" && thinkingRule(string(text)) {
+		return string(text), true
+	}
+	if refusalFacts(string(text)) != 0 {
+		return string(text), true
 	}
 	return "", false
 }
 
-// Replay plans the one retry of req after refusal. It first remembers what
-// the upstream refused, then keeps only the blocks proven to be the
-// target's (none when req names no backend: under load balancing the
-// replay may reach any upstream), and rewrites cautiously, so that the
-// replay cannot be refused for its thinking.
+// thinkingRule reports whether msg names one of the API's thinking rules.
+func thinkingRule(msg string) bool {
+	for _, marks := range [][]string{blockRefusals, structureRefusals} {
+		for _, mark := range marks {
+			if strings.Contains(msg, mark) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Replay plans the one retry of req after refusal. A refusal that says
+// what the backend's model does not take (see capabilityRefusals) is
+// learned, and the replay is planned as any request, without what was
+// learned; the next requests go without it too. Any other refusal is about
+// the blocks: what the upstream refused is remembered, only the blocks
+// proven to be the target's are kept (none when req names no backend:
+// under load balancing the replay may reach any upstream), and the body is
+// rewritten cautiously, so that the replay cannot be refused for its
+// thinking.
 func (p *Policy) Replay(req Request, refusal Refusal) Plan {
 	p.Registry.CountRetry()
-	p.rememberRefusal(refusal)
-	pl := p.plan(req, true)
+	r := replay{refusal: &refusal, facts: refusalFacts(refusal.Message)}
+	if r.facts == 0 {
+		p.rememberRefusal(refusal)
+	}
+	pl := p.plan(req, &r)
 	pl.Switched = false
 	return pl
 }
+
+// replay is what planning a replay needs: the refusal, and what it says of
+// the backend's model.
+type replay struct {
+	refusal *Refusal
+	facts   registry.Capability
+}
+
+// cautious reports whether the replay keeps only blocks proven to be the
+// target's: the refusal was about the blocks.
+func (r *replay) cautious() bool { return r != nil && r.facts == 0 }
 
 // rememberRefusal records the block a refusal names as refused by its
 // backend. When that block was the backend's own, as far as the registry

@@ -79,7 +79,7 @@ func TestReplayAfterAKeyChangeRefusesEveryOldBlock(t *testing.T) {
 	p := newPolicy()
 	for _, sig := range []string{"a1", "a2"} {
 		p.Plan(Request{Body: body(), Header: session("s1"), Backend: "anthropic"})
-		p.Register(0, "anthropic", []streaming.Block{{Kind: block.Thinking, Key: keyOf(sig)}})
+		p.Register(0, "anthropic", "m", []streaming.Block{{Kind: block.Thinking, Key: keyOf(sig)}})
 	}
 	req := Request{Body: body("a1", "a2"), Header: session("s1"), Backend: "anthropic"}
 	first := p.Plan(req)
@@ -106,7 +106,7 @@ func TestReplayAfterAKeyChangeRefusesEveryOldBlock(t *testing.T) {
 func TestReplayKeepsWhatIsProvenTheTargets(t *testing.T) {
 	p := newPolicy()
 	p.Plan(Request{Body: body(), Header: session("s1"), Backend: "anthropic"})
-	p.Register(0, "anthropic", []streaming.Block{{Kind: block.Thinking, Key: keyOf("own")}})
+	p.Register(0, "anthropic", "m", []streaming.Block{{Kind: block.Thinking, Key: keyOf("own")}})
 	// "stray" is unknown (say, from before a restart) and the conversation
 	// has known anthropic alone, so the plan keeps it; the upstream refuses.
 	req := Request{Body: body("own", "stray"), Header: session("s1"), Backend: "anthropic"}
@@ -127,7 +127,7 @@ func TestReplayKeepsWhatIsProvenTheTargets(t *testing.T) {
 
 func TestReplayWithoutANamedBackendKeepsNothing(t *testing.T) {
 	p := newPolicy()
-	p.Register(0, "10.0.0.1:443", []streaming.Block{{Kind: block.Thinking, Key: keyOf("up1")}})
+	p.Register(0, "10.0.0.1:443", "m", []streaming.Block{{Kind: block.Thinking, Key: keyOf("up1")}})
 	p.Registry.Served("s1", "10.0.0.1:443")
 	req := Request{Body: body("up1"), Header: session("s1")}
 	first := p.Plan(req)

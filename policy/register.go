@@ -6,9 +6,18 @@ import (
 )
 
 // Register records backend as the producer of blocks, finished in a
-// response to a request of thread (see Plan.Thread).
-func (p *Policy) Register(thread registry.ThreadID, backend string, blocks []streaming.Block) {
+// response to a request of thread (see Plan.Thread) for model. A model
+// that answers with thinking can think: when that is news (the model is
+// not one of Models, or was refused thinking before), Register returns it.
+func (p *Policy) Register(thread registry.ThreadID, backend, model string, blocks []streaming.Block) Learned {
 	for _, b := range blocks {
 		p.Registry.Observe(thread, backend, b.Key)
 	}
+	if len(blocks) == 0 || backend == "" || model == "" {
+		return Learned{}
+	}
+	if p.Models.Capable(model) && p.Registry.Capabilities(backend, BoundedID(model))&registry.CannotThink == 0 {
+		return Learned{}
+	}
+	return p.learn(backend, model, registry.Thinks, "answered with thinking")
 }
