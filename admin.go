@@ -2,7 +2,9 @@ package llmthinking
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 
 	"github.com/caddyserver/caddy/v2"
@@ -13,8 +15,9 @@ func init() {
 }
 
 // AdminAPI serves registry statistics on Caddy's admin endpoint at
-// GET /llm_thinking/stats. Caddy loads admin.api modules by itself: building
-// the plugin in is enough.
+// GET /llm_thinking/stats, and forgets what was learned of a backend's
+// models at POST /llm_thinking/forget. Caddy loads admin.api modules by
+// itself: building the plugin in is enough.
 type AdminAPI struct{}
 
 // CaddyModule returns the Caddy module information.
@@ -32,7 +35,10 @@ func (AdminAPI) Provision(ctx caddy.Context) error { return registerMetrics(ctx)
 
 // Routes returns the admin routes.
 func (a AdminAPI) Routes() []caddy.AdminRoute {
-	return []caddy.AdminRoute{{Pattern: "/llm_thinking/stats", Handler: caddy.AdminHandlerFunc(a.serveStats)}}
+	return []caddy.AdminRoute{
+		{Pattern: "/llm_thinking/stats", Handler: caddy.AdminHandlerFunc(a.serveStats)},
+		{Pattern: "/llm_thinking/forget", Handler: caddy.AdminHandlerFunc(a.serveForget)},
+	}
 }
 
 // StatsResponse is the body of GET /llm_thinking/stats.
@@ -46,6 +52,48 @@ func (AdminAPI) serveStats(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	return json.NewEncoder(w).Encode(StatsResponse{Registries: registryStats()})
+}
+
+// ForgetRequest is the body of POST /llm_thinking/forget: what was learned
+// of Model (every model when "") as Backend serves it is forgotten, in
+// Registry (every registry when "").
+type ForgetRequest struct {
+	Registry string `json:"registry,omitempty"`
+	Backend  string `json:"backend"`
+	Model    string `json:"model,omitempty"`
+}
+
+// ForgetResponse is the answer to POST /llm_thinking/forget: how many
+// models each registry forgot.
+type ForgetResponse struct {
+	Forgotten map[string]int `json:"forgotten"`
+}
+
+func (AdminAPI) serveForget(w http.ResponseWriter, r *http.Request) error {
+	if r.Method != http.MethodPost {
+		return caddy.APIError{HTTPStatus: http.StatusMethodNotAllowed, Err: fmt.Errorf("method %s not allowed, use POST", r.Method)}
+	}
+	var req ForgetRequest
+	dec := json.NewDecoder(io.LimitReader(r.Body, 64<<10))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return caddy.APIError{HTTPStatus: http.StatusBadRequest, Err: fmt.Errorf("decoding the request: %w", err)}
+	}
+	if req.Backend == "" {
+		return caddy.APIError{HTTPStatus: http.StatusBadRequest, Err: errors.New("no backend to forget")}
+	}
+	resp := ForgetResponse{Forgotten: make(map[string]int)}
+	registries.Range(func(k, v any) bool {
+		if name := k.(string); req.Registry == "" || req.Registry == name {
+			resp.Forgotten[name] = v.(*pooledRegistry).reg.Forget(req.Backend, req.Model)
+		}
+		return true
+	})
+	if req.Registry != "" && len(resp.Forgotten) == 0 {
+		return caddy.APIError{HTTPStatus: http.StatusNotFound, Err: fmt.Errorf("no registry %q in use", req.Registry)}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	return json.NewEncoder(w).Encode(resp)
 }
 
 // Interface guards

@@ -4,13 +4,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/persist"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 )
 
 // registryCollector reads the size and the storage work of every live
 // registry when Prometheus scrapes, from the counts the registries and
 // their stores keep anyway.
 type registryCollector struct {
-	blocks, threads, writes, failures *prometheus.Desc
+	blocks, threads, learned, writes, failures *prometheus.Desc
 }
 
 // newRegistryCollector returns the collector of the registry metrics.
@@ -21,6 +22,9 @@ func newRegistryCollector() registryCollector {
 	return registryCollector{
 		blocks:  desc("registry_blocks", "Blocks the registry remembers the origin of."),
 		threads: desc("registry_threads", "Threads of conversations the registry holds blocks for."),
+		learned: prometheus.NewDesc(prometheus.BuildFQName(metricsNamespace, metricsSubsystem, "learned_models"),
+			"Models of backends a fact was learned of, by fact (thinks, cannot_think, no_context_management...).",
+			[]string{"registry", "fact"}, nil),
 		writes: desc("persist_writes_total",
 			"Journal writes to storage that succeeded, for registries that persist or did since they were created."),
 		failures: desc("persist_failures_total",
@@ -32,6 +36,7 @@ func newRegistryCollector() registryCollector {
 func (c registryCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.blocks
 	ch <- c.threads
+	ch <- c.learned
 	ch <- c.writes
 	ch <- c.failures
 }
@@ -45,12 +50,26 @@ func (c registryCollector) Collect(ch chan<- prometheus.Metric) {
 		s := p.reg.Stats()
 		ch <- prometheus.MustNewConstMetric(c.blocks, prometheus.GaugeValue, float64(s.Blocks), name)
 		ch <- prometheus.MustNewConstMetric(c.threads, prometheus.GaugeValue, float64(s.Threads), name)
+		for fact, n := range learnedByFact(p.reg.LearnedCapabilities()) {
+			ch <- prometheus.MustNewConstMetric(c.learned, prometheus.GaugeValue, float64(n), name, fact)
+		}
 		if t := p.persistTotals(); t.persisted {
 			ch <- prometheus.MustNewConstMetric(c.writes, prometheus.CounterValue, float64(t.writes), name)
 			ch <- prometheus.MustNewConstMetric(c.failures, prometheus.CounterValue, float64(t.failures), name)
 		}
 		return true
 	})
+}
+
+// learnedByFact counts the models learned of by fact name.
+func learnedByFact(learned []registry.LearnedCapability) map[string]int {
+	n := make(map[string]int)
+	for _, l := range learned {
+		for _, name := range l.Names {
+			n[name]++
+		}
+	}
+	return n
 }
 
 // persistTotals counts the storage work of a registry's stores.

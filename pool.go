@@ -129,6 +129,8 @@ type RegistryStats struct {
 	// Persist counts the registry's storage work; absent when it does not
 	// persist.
 	Persist *persist.Stats `json:"persist,omitempty"`
+	// Capabilities is what was learned of each model of each backend.
+	Capabilities []registry.LearnedCapability `json:"capabilities,omitempty"`
 }
 
 // registryStats returns the statistics of every live registry by name.
@@ -136,7 +138,7 @@ func registryStats() map[string]RegistryStats {
 	stats := make(map[string]RegistryStats)
 	registries.Range(func(k, v any) bool {
 		p := v.(*pooledRegistry)
-		s := RegistryStats{Stats: p.reg.Stats()}
+		s := RegistryStats{Stats: p.reg.Stats(), Capabilities: p.reg.LearnedCapabilities()}
 		p.mu.Lock()
 		if p.store != nil {
 			ps := p.store.Stats()

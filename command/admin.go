@@ -38,6 +38,20 @@ func (a admin) get(uri string) ([]byte, string, error) {
 	return body, resp.Header.Get("Etag"), nil
 }
 
+// post sends body to uri and returns the answer's body.
+func (a admin) post(uri string, body []byte) ([]byte, error) {
+	resp, err := a.do(http.MethodPost, uri, http.Header{"Content-Type": {"application/json"}}, body)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	answer, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, a.failed(http.MethodPost, uri, err)
+	}
+	return answer, nil
+}
+
 // patch replaces the config at uri with body, only if the config still
 // hashes to etag: the admin API checks and changes under one lock, so a
 // change made meanwhile by anyone else is never overwritten.

@@ -13,14 +13,15 @@ import (
 const (
 	statusUsage = "status [--json] [--address <interface>]"
 	switchUsage = "switch [--route <id|path>] [--address <interface>] <backend> [<upstream>...]"
+	forgetUsage = "forget [--registry <name>] [--address <interface>] <backend> [<model>]"
 )
 
 // New returns the llm-thinking command, for caddycmd.RegisterCommand.
 func New() caddycmd.Command {
 	return caddycmd.Command{
 		Name:  "llm-thinking",
-		Usage: "status|switch",
-		Short: "Shows llm_thinking handlers and registries, and switches backends",
+		Usage: "status|switch|forget",
+		Short: "Shows llm_thinking handlers and registries, switches backends, forgets what was learned of models",
 		Long: `
 Talks to the running Caddy through its admin API, as 'caddy stop' and
 'caddy reload' do: the address is --address if given, else the admin
@@ -42,6 +43,14 @@ caddy llm-thinking ` + switchUsage + `
 	several routes hold an llm_thinking handler. The change is made to the
 	running config, as any admin API change: reloading a config file
 	brings back what the file says.
+
+caddy llm-thinking ` + forgetUsage + `
+	Forgets what the registries learned of a backend's model (that it
+	thinks, cannot think, or refuses a thinking-related field), or of
+	every model of the backend when no model is given: for the day another
+	model is served under an old name. --registry limits it to one
+	registry. What is forgotten is learned again from the next answers and
+	refusals.
 `,
 		CobraFunc: func(cmd *cobra.Command) {
 			cmd.PersistentFlags().String("address", "", "The address of the admin API, if not the one of --config or the default")
@@ -64,7 +73,15 @@ caddy llm-thinking ` + switchUsage + `
 			}
 			switchCmd.Flags().String("route", "", "The route to switch, by @id or config path")
 
-			cmd.AddCommand(statusCmd, switchCmd)
+			forgetCmd := &cobra.Command{
+				Use:   forgetUsage,
+				Short: "Forgets what was learned of a backend's models",
+				Args:  cobra.RangeArgs(1, 2),
+				RunE:  run(runForget),
+			}
+			forgetCmd.Flags().String("registry", "", "Forget in this registry only")
+
+			cmd.AddCommand(statusCmd, switchCmd, forgetCmd)
 		},
 	}
 }
@@ -105,4 +122,14 @@ func needBackend(_ *cobra.Command, args []string) error {
 func runSwitch(out io.Writer, a admin, fl caddycmd.Flags) error {
 	args := fl.Args()
 	return switchBackend(out, a, switchRequest{route: fl.String("route"), backend: args[0], upstreams: args[1:]})
+}
+
+// runForget is `forget`.
+func runForget(out io.Writer, a admin, fl caddycmd.Flags) error {
+	args := fl.Args()
+	req := forgetRequest{Registry: fl.String("registry"), Backend: args[0]}
+	if len(args) > 1 {
+		req.Model = args[1]
+	}
+	return forget(out, a, req)
 }

@@ -49,7 +49,7 @@ func TestRegistered(t *testing.T) {
 	if !ok {
 		t.Fatal("the llm-thinking command is not registered")
 	}
-	if cmd.Usage != "status|switch" || cmd.CobraFunc == nil {
+	if cmd.Usage != "status|switch|forget" || cmd.CobraFunc == nil {
 		t.Fatalf("registered %+v", cmd)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/persist"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
@@ -73,7 +74,8 @@ type proxyStatus struct {
 // Caddy built at another version, are passed over).
 type registryStats struct {
 	registry.Stats
-	Persist *persist.Stats `json:"persist"`
+	Persist      *persist.Stats               `json:"persist"`
+	Capabilities []registry.LearnedCapability `json:"capabilities"`
 }
 
 // status prints every llm_thinking handler of the running config and the
@@ -154,7 +156,24 @@ func printStatus(out io.Writer, handlers []handlerStatus, registries map[string]
 		s := registries[name]
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", name, s.Blocks, s.Confirmed, s.Unconfirmed, s.Conversations, s.Threads, s.Switches, s.Retries, s.Refusals, persistence(s.Persist))
 	}
+	printLearned(tw, registries)
 	return tw.Flush()
+}
+
+// printLearned prints what the registries learned of backends' models, when
+// they learned anything.
+func printLearned(tw io.Writer, registries map[string]registryStats) {
+	header := false
+	for _, name := range slices.Sorted(maps.Keys(registries)) {
+		for _, c := range registries[name].Capabilities {
+			if !header {
+				fmt.Fprintln(tw)
+				fmt.Fprintln(tw, "REGISTRY\tBACKEND\tMODEL\tLEARNED\tSINCE")
+				header = true
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", name, c.Backend, c.Model, strings.Join(c.Names, " "), c.At.UTC().Format(time.RFC3339))
+		}
+	}
 }
 
 // describe says in words what a handler's backend is.
