@@ -17,6 +17,7 @@ func TestModelsWithoutThinkingGetNone(t *testing.T) {
 		withHandler("thinking_models qwen3* deepseek-r1*"))
 	ok := okTurns(t)
 	ollama := g.upstreams["ollama"]
+	ollama.NeverThink("llama3.2:3b")
 	c := g.conversation("two-models")
 	c.Model = "qwen3:8b"
 	ok(c.Say("hello"))

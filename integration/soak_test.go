@@ -16,8 +16,10 @@ import (
 )
 
 // TestSoak runs 50 conversations of 20 turns at once, each switching at
-// random among three backends (one in five names no session, so that
-// these share one scope and only their histories tell them apart), while the config is reloaded every
+// random among four backends (one of which serves a model that cannot
+// think, which the gateway must learn; one conversation in five names no
+// session, so that these share one scope and only their histories tell
+// them apart), while the config is reloaded every
 // soakReloadInterval and Caddy is restarted once, halfway (the registry
 // persists in storage). At the restart the Anthropic-like backend also
 // changes its signing key, so that it refuses everything it signed before:
@@ -34,9 +36,10 @@ const soakReloadInterval = 400 * time.Millisecond
 
 func TestSoak(t *testing.T) {
 	const conversations, turns = 50, 20
-	flavors := map[string]llmtest.Flavor{"anthropic": llmtest.Strict, "glm": llmtest.Lenient, "ollama": llmtest.Unsigned}
-	backends := []string{"anthropic", "glm", "ollama"}
+	flavors := map[string]llmtest.Flavor{"anthropic": llmtest.Strict, "glm": llmtest.Lenient, "ollama": llmtest.Unsigned, "local": llmtest.Unsigned}
+	backends := []string{"anthropic", "glm", "ollama", "local"}
 	g := newGateway(t, flavors, "", byHeader)
+	g.upstreams["local"].RefuseThinking("claude-sonnet-4-5")
 	runtime.GC()
 	baseGoroutines := runtime.NumGoroutine()
 	var base runtime.MemStats
@@ -74,6 +77,8 @@ func TestSoak(t *testing.T) {
 	start := time.Now()
 	phase(0, turns/2)
 	stopReloads()
+	retriedBefore := g.stats().Retries // the counters start again with the process
+	localBefore := refusals(g.upstreams["local"])
 	restartCaddy(t, g)
 	g.upstreams["anthropic"].RotateKey()
 	for _, sc := range convs {
@@ -96,12 +101,19 @@ func TestSoak(t *testing.T) {
 			}
 		}
 	}
+	localRefusals := refusals(g.upstreams["local"])
+	if localRefusals == 0 {
+		t.Error("the model that cannot think was never refused thinking: the soak proves nothing about it")
+	}
+	if localRefusals != localBefore {
+		t.Errorf("the model that cannot think was refused thinking %d times after the restart: what was learned was not kept", localRefusals-localBefore)
+	}
 	if reloads.Load() < 2 {
 		t.Errorf("only %d reloads happened during the traffic", reloads.Load())
 	}
 	s := g.stats()
-	if int(s.Retries) != refused {
-		t.Errorf("%d upstream 4xx, %d absorbed by retries", refused, s.Retries)
+	if int(retriedBefore+s.Retries) != refused {
+		t.Errorf("%d upstream 4xx, %d absorbed by retries", refused, retriedBefore+s.Retries)
 	}
 
 	// Back to baseline once the traffic is gone: clients and upstreams
@@ -128,9 +140,9 @@ func TestSoak(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Logf("soak: %d requests, %d switches, %d reloads, 1 restart, %d upstream 4xx absorbed, %d client errors, "+
+	t.Logf("soak: %d requests, %d switches, %d reloads, 1 restart, %d upstream 4xx absorbed (%d of them refusing thinking to a model that cannot think), %d client errors, "+
 		"peak heap %d MiB (baseline %d MiB, after %d MiB), %d goroutines after (%d before), %s",
-		requests, switches, reloads.Load(), refused, clientErrors.Load(), peak()>>20, base.HeapAlloc>>20, after.HeapAlloc>>20,
+		requests, switches, reloads.Load(), refused, localRefusals, clientErrors.Load(), peak()>>20, base.HeapAlloc>>20, after.HeapAlloc>>20,
 		runtime.NumGoroutine(), baseGoroutines, elapsed.Round(time.Millisecond))
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -55,7 +56,7 @@ func (u *Upstream) compose(req *request, n, inputTokens int) *reply {
 		inputTokens: inputTokens,
 	}
 	section := "" // a Tagged reply's reasoning, written into its text
-	if req.thinkingOn() {
+	if req.thinkingOn() && !slices.Contains(u.neverThinks, req.model) {
 		text := thinkingText(u.name, n)
 		if u.flavor == Tagged {
 			section = u.thinkSection(text)

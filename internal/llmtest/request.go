@@ -14,6 +14,7 @@ type request struct {
 	thinkingDisplay  string
 	contextEditTypes []string
 	messages         []message
+	fields           []string // the top-level members
 }
 
 // message is one entry of the request's messages array. Content is either a
@@ -47,6 +48,9 @@ func parseRequest(body []byte) (*request, string) {
 		return nil, "messages: Input should be a valid list"
 	}
 	req := &request{}
+	for k := range top {
+		req.fields = append(req.fields, k)
+	}
 	json.Unmarshal(top["model"], &req.model)
 	json.Unmarshal(top["stream"], &req.stream)
 	var thinking struct {

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,6 +39,13 @@ type Upstream struct {
 	cutAfter  int // events before the next stream breaks; 0 for none
 	answerAs  string
 	omitOpen  bool
+	// cannotThink are the models refused thinking, unknownFields the
+	// top-level members refused (see RefuseThinking, RefuseFields).
+	cannotThink   map[string]bool
+	unknownFields []string
+	// neverThinks are the models answered without thinking whatever the
+	// request asks (see NeverThink).
+	neverThinks []string
 	// holdTimeout bounds each hold; only the test of the timeout shortens it.
 	holdTimeout time.Duration
 }
@@ -251,14 +259,69 @@ func (u *Upstream) countTokens(a answer, body []byte) {
 	}{len(body) / 4}, "")
 }
 
-// check parses body and, for Strict, applies the API's rules. It returns
-// the message of the 400 to answer, or "".
+// check parses body and, for Strict, applies the API's rules; any flavor
+// refuses what RefuseThinking and RefuseFields say. It returns the message
+// of the 400 to answer, or "".
 func (u *Upstream) check(body []byte) (*request, string) {
 	req, msg := parseRequest(body)
-	if msg != "" || u.flavor != Strict {
+	if msg != "" {
 		return req, msg
 	}
+	if msg := u.unsupported(req); msg != "" {
+		return req, msg
+	}
+	if u.flavor != Strict {
+		return req, ""
+	}
 	return req, u.violation(req)
+}
+
+// RefuseThinking makes u answer a request for one of models that turns
+// thinking on as Ollama answers one for a model without thinking: a 400
+// "\"<model>\" does not support thinking".
+func (u *Upstream) RefuseThinking(models ...string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.cannotThink == nil {
+		u.cannotThink = make(map[string]bool)
+	}
+	for _, m := range models {
+		u.cannotThink[m] = true
+	}
+}
+
+// NeverThink makes u answer requests for the models without thinking,
+// whatever they ask, as a model that cannot think and ignores the thinking
+// config does.
+func (u *Upstream) NeverThink(models ...string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.neverThinks = append(u.neverThinks, models...)
+}
+
+// RefuseFields makes u refuse a request that has one of the top-level
+// fields as servers that validate with pydantic do: a 400
+// "<field>: Extra inputs are not permitted".
+func (u *Upstream) RefuseFields(fields ...string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.unknownFields = append(u.unknownFields, fields...)
+}
+
+// unsupported returns the message of the 400 u answers a request with for
+// what it does not support, or "".
+func (u *Upstream) unsupported(req *request) string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for _, f := range u.unknownFields {
+		if slices.Contains(req.fields, f) {
+			return f + ": Extra inputs are not permitted"
+		}
+	}
+	if req.thinkingOn() && u.cannotThink[req.model] {
+		return fmt.Sprintf("%q does not support thinking", req.model)
+	}
+	return ""
 }
 
 func (u *Upstream) gzipOn() bool {

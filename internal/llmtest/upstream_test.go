@@ -162,3 +162,41 @@ func TestResponseIsRecordedAsWritten(t *testing.T) {
 		}
 	}
 }
+
+func TestRefuseThinkingAndFields(t *testing.T) {
+	sent := func(turn *Turn, err error) *Turn {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return turn
+	}
+	up := newUpstream(t, "ollama", Unsigned)
+	up.RefuseThinking("llama3.2")
+	c := NewConversation(up.URL(), "s")
+	c.Model = "llama3.2"
+	turn := sent(c.Say("hi"))
+	if turn.Status != http.StatusBadRequest || turn.ErrorType != "invalid_request_error" || turn.ErrorMessage != `"llama3.2" does not support thinking` {
+		t.Fatalf("thinking on a model without it: %d %s %q", turn.Status, turn.ErrorType, turn.ErrorMessage)
+	}
+	c.Thinking = "disabled"
+	if turn := sent(c.Send()); turn.Status != http.StatusOK {
+		t.Fatalf("without thinking: %d %q", turn.Status, turn.ErrorMessage)
+	}
+	c.Model, c.Thinking = "qwen3", "enabled"
+	if turn := sent(c.Say("again")); turn.Status != http.StatusOK {
+		t.Fatalf("another model: %d %q", turn.Status, turn.ErrorMessage)
+	}
+
+	vllm := newUpstream(t, "vllm", Lenient)
+	vllm.RefuseFields("context_management")
+	c = NewConversation(vllm.URL(), "s")
+	turn = sent(c.Say("hi"))
+	if turn.Status != http.StatusBadRequest || turn.ErrorMessage != "context_management: Extra inputs are not permitted" {
+		t.Fatalf("an unknown field: %d %q", turn.Status, turn.ErrorMessage)
+	}
+	c.Thinking = "disabled" // Claude Code sends context_management only with thinking
+	if turn := sent(c.Send()); turn.Status != http.StatusOK {
+		t.Fatalf("without the field: %d %q", turn.Status, turn.ErrorMessage)
+	}
+}
