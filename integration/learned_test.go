@@ -77,8 +77,8 @@ func hasLabel(labels []*dto.LabelPair, name, value string) bool {
 }
 
 // TestAnUnlistedModelThatThinksGetsItsBlocksBack: thinking_models lists
-// only Claude models. A model that answers with thinking gets its own
-// blocks back from its second request on; a model that never did gets
+// only Claude models. A model that answers with thinking (streamed, or as
+// JSON) gets its own blocks back from its second request on; a model that never did gets
 // none, on that backend, while the backend that did answer it with
 // thinking gets its own back.
 func TestAnUnlistedModelThatThinksGetsItsBlocksBack(t *testing.T) {
@@ -96,6 +96,7 @@ func TestAnUnlistedModelThatThinksGetsItsBlocksBack(t *testing.T) {
 	assertBlocks(t, thinkingBlocks(t, lastRequest(t, glm).Body), historyBlocks(c)[:1])
 
 	p := g.conversation("unlisted-never")
+	p.Stream = false // answers as JSON: learned from them as from streams
 	p.Model = "plain"
 	p.Header.Set("X-Backend", "glm")
 	ok(p.Say("on glm, which thinks"))
