@@ -260,8 +260,13 @@ func (ts *Threads) keep(m *match, hist *thinking.History, save func(*thinking.Ch
 	size := cp.Size()
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	if t.gone || t.hist != hist || size > ts.limits.Budget/8 {
+	if t.gone || t.hist != hist {
 		return
+	}
+	if size > ts.limits.Budget/8 {
+		// Too large to keep: its next request is read in full. The
+		// checkpoint it replaces is gone with it (the request reused it).
+		cp, size = nil, 0
 	}
 	t.cp, t.cpHist = cp, hist
 	ts.count(t, size-t.cpSize)

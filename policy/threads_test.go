@@ -253,6 +253,7 @@ func TestThreadsAreBounded(t *testing.T) {
 		if s := p.Registry.Stats(); s.Threads != n {
 			t.Fatalf("the registry tracks %d threads, Threads %d", s.Threads, n)
 		}
+		checkThreadCounts(t, p.Threads)
 	}
 	// The least recently used were forgotten, their blocks released, not
 	// lost: a forgotten conversation's next request is read in full and
@@ -274,6 +275,7 @@ func TestThreadsAreBounded(t *testing.T) {
 		if _, bytes := small.Threads.Len(); bytes > 4<<10 {
 			t.Fatalf("threads hold %d bytes, beyond a budget of 4 KiB", bytes)
 		}
+		checkThreadCounts(t, small.Threads)
 	}
 }
 
@@ -305,8 +307,38 @@ func TestConcurrentThreadsLoseNothing(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	checkThreadCounts(t, p.Threads)
 	n, _ := p.Threads.Len()
 	if s := p.Registry.Stats(); n > 6 || s.Threads != n || s.Blocks != chats*turns || s.Confirmed+s.Unconfirmed != s.Blocks {
 		t.Fatalf("%d threads; stats %+v", n, s)
+	}
+}
+
+// checkThreadCounts fails unless what Threads counts adds up: the bytes of
+// every thread, each its history and checkpoint, the index and the lists
+// holding the same threads.
+func checkThreadCounts(t *testing.T, ts *Threads) {
+	t.Helper()
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	sum, n := 0, 0
+	for x := ts.all.head; x != nil; x = x.links[0].next {
+		n++
+		sum += x.size
+		if x.size != x.hist.Size()+x.cpSize || x.gone || ts.byID[x.id] != x {
+			t.Fatalf("thread %d: size %d, history %d, checkpoint %d, gone %v", x.id, x.size, x.hist.Size(), x.cpSize, x.gone)
+		}
+	}
+	indexed := 0
+	for _, list := range ts.index {
+		indexed += len(list)
+	}
+	scoped := 0
+	for _, s := range ts.scopes {
+		scoped += s.n
+	}
+	if sum != ts.bytes || n != ts.all.n || n != len(ts.byID) || n != indexed || n != scoped {
+		t.Fatalf("bytes %d counted, %d held; threads %d listed, %d counted, %d by id, %d indexed, %d in scopes",
+			ts.bytes, sum, n, ts.all.n, len(ts.byID), indexed, scoped)
 	}
 }

@@ -27,25 +27,18 @@ type Checkpoint struct {
 	head    uint64
 	valid   bool
 
-	messages []message
-	content  []part
-	blocks   []Block
+	// The structure of the messages, at offsets from arrayAt.
+	messages []cmessage
+	content  []cpart
+	blocks   []cblock
 
 	// The tail is the body after the messages array, from tailAt: its
-	// length, digest and top-level members (at their offsets then).
+	// length, digest and top-level members (at offsets from tailAt).
 	tailAt      int
 	tailLen     int
 	tailDigest  uint64
-	tailMembers []member
+	tailMembers []cmember
 	tailValid   bool
-}
-
-// moved returns s shifted by d bytes; an absent span stays absent.
-func (s span) moved(d int) span {
-	if s.End == 0 {
-		return s
-	}
-	return span{s.Start + d, s.End + d}
 }
 
 // restore takes from the checkpoint r was told it continues the structure
@@ -60,24 +53,23 @@ func (r *Request) restore() int {
 	if n == 0 {
 		return 0
 	}
-	d := r.arrayAt - cp.arrayAt
-	for _, m := range cp.messages[:n] {
-		m.content, m.end = m.content.moved(d), m.end+d
+	base := r.arrayAt
+	for _, c := range cp.messages[:n] {
+		m := c.at(base)
 		r.messages = append(r.messages, m)
 		r.shapes.count(m, 1)
 	}
-	for _, p := range cp.content[:cp.messages[n-1].parts.End] {
-		p.span, p.thinking, p.signature, p.value = p.span.moved(d), p.thinking.moved(d), p.signature.moved(d), p.value.moved(d)
-		r.content = append(r.content, p)
+	for _, c := range cp.content[:cp.messages[n-1].parts[1]] {
+		r.content = append(r.content, c.at(base))
 	}
-	for _, b := range cp.blocks {
-		if b.Message >= n {
+	for _, c := range cp.blocks {
+		if int(c.message) >= n {
 			break
 		}
-		r.blocks = append(r.blocks, b)
+		r.blocks = append(r.blocks, c.expand())
 	}
 	r.restored, r.resumedAt = n, r.messages[n-1].end
-	r.prefixValid = cp.valid && d == 0 && maphash.Bytes(seed, r.body[:r.arrayAt+1]) == cp.head
+	r.prefixValid = cp.valid && base == cp.arrayAt && maphash.Bytes(seed, r.body[:r.arrayAt+1]) == cp.head
 	return n
 }
 
@@ -94,14 +86,13 @@ func (r *Request) restoreTail(end int) (bool, error) {
 	if digest != cp.tailDigest {
 		return false, nil
 	}
-	d := end - cp.tailAt
-	for _, m := range cp.tailMembers {
-		key, value := m.key.moved(d), m.value.moved(d)
+	for _, c := range cp.tailMembers {
+		m := c.at(end)
 		if m.name == otherMember {
-			r.members = append(r.members, member{key: key, value: value})
+			r.members = append(r.members, m)
 			continue
 		}
-		if _, err := r.topMember(key.Start, key.Of(r.body), value.Start); err != nil {
+		if _, err := r.topMember(m.key.Start, m.key.Of(r.body), m.value.Start); err != nil {
 			return false, err
 		}
 	}
@@ -120,33 +111,46 @@ func (r *Request) Save(cp *Checkpoint) {
 			break
 		}
 	}
-	if mi < 0 || len(r.messages) == 0 {
+	if mi < 0 || len(r.messages) == 0 || len(r.body) > maxCompact {
 		*cp = Checkpoint{messages: cp.messages[:0], content: cp.content[:0], blocks: cp.blocks[:0], tailMembers: cp.tailMembers[:0]}
 		return
 	}
-	cp.arrayAt = r.arrayAt
-	cp.head = maphash.Bytes(seed, r.body[:r.arrayAt+1])
+	base := r.arrayAt
+	cp.arrayAt = base
+	cp.head = maphash.Bytes(seed, r.body[:base+1])
 	cp.valid = r.validated
-	cp.messages = append(cp.messages[:0], r.messages...)
-	cp.content = append(cp.content[:0], r.content...)
-	cp.blocks = append(cp.blocks[:0], r.blocks...)
+	cp.messages = cp.messages[:0]
+	for _, m := range r.messages {
+		cp.messages = append(cp.messages, compactMessage(m, base))
+	}
+	cp.content = cp.content[:0]
+	for _, p := range r.content {
+		cp.content = append(cp.content, compactPart(p, base))
+	}
+	cp.blocks = cp.blocks[:0]
+	for _, b := range r.blocks {
+		cp.blocks = append(cp.blocks, compactBlock(b))
+	}
 
 	end := r.members[mi].value.End
 	if r.tailAt != end { // read this time, not restored
 		r.tailDigest = maphash.Bytes(seed, r.body[end:])
 	}
 	cp.tailAt, cp.tailLen, cp.tailDigest = end, len(r.body)-end, r.tailDigest
-	cp.tailMembers = append(cp.tailMembers[:0], r.members[mi+1:]...)
+	cp.tailMembers = cp.tailMembers[:0]
+	for _, m := range r.members[mi+1:] {
+		cp.tailMembers = append(cp.tailMembers, compactMember(m, end))
+	}
 	cp.tailValid = r.validated || r.tailValid
 }
 
 // Size returns about how many bytes of memory cp holds.
 func (cp *Checkpoint) Size() int {
 	return int(unsafe.Sizeof(*cp)) +
-		cap(cp.messages)*int(unsafe.Sizeof(message{})) +
-		cap(cp.content)*int(unsafe.Sizeof(part{})) +
-		cap(cp.blocks)*int(unsafe.Sizeof(Block{})) +
-		cap(cp.tailMembers)*int(unsafe.Sizeof(member{}))
+		cap(cp.messages)*int(unsafe.Sizeof(cmessage{})) +
+		cap(cp.content)*int(unsafe.Sizeof(cpart{})) +
+		cap(cp.blocks)*int(unsafe.Sizeof(cblock{})) +
+		cap(cp.tailMembers)*int(unsafe.Sizeof(cmember{}))
 }
 
 // resumeMessages returns the iterator over the messages array at b[v] that

@@ -210,7 +210,7 @@ func TestSaveLeavesNothingWhenThereIsNothingToResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer req.Release()
-	cp := Checkpoint{messages: []message{{}}, tailLen: 3}
+	cp := Checkpoint{messages: []cmessage{{}}, tailLen: 3}
 	req.Save(&cp)
 	if len(cp.messages) != 0 || cp.tailLen != 0 {
 		t.Fatalf("checkpoint kept %d messages and a tail of %d bytes", len(cp.messages), cp.tailLen)
