@@ -43,9 +43,6 @@ const deltaPrefix = `{"type":"content_block_delta","index":`
 // event applies the data of one event to the response. Data that is not a
 // JSON object, such as "[DONE]", is ignored.
 func (s *SSE) event(data []byte) {
-	if s.unfollowedDelta(data) {
-		return
-	}
 	var typ, index, block, delta []byte
 	var buf [32]byte
 	it := members(data)
@@ -88,31 +85,26 @@ func (s *SSE) event(data []byte) {
 	}
 }
 
-// unfollowedDelta reports whether data is, exactly as the API writes it
-// ({"type":"content_block_delta","index":N,"delta":{...}} and nothing
-// more), a delta of a block the observer does not follow (text, tool
-// input): nearly every event of a response, which then costs a comparison
-// and a skip instead of a parse. Anything written otherwise is parsed in
-// full, so that duplicate keys read as the client reads them.
+// unfollowedDelta reports whether the first data line of an event starts
+// as the API writes a delta ({"type":"content_block_delta","index":N,...)
+// of a block the observer does not follow (text, tool input): nearly every
+// event of a response, which then costs a comparison, and its data is not
+// even kept. The rest of the event does not matter: whatever a delta of
+// such a block says, nothing follows from it.
 func (s *SSE) unfollowedDelta(data []byte) bool {
 	rest, ok := bytes.CutPrefix(data, []byte(deltaPrefix))
-	if !ok {
-		return false
-	}
+	return ok && s.unfollowedIndex(rest)
+}
+
+// unfollowedIndex reports whether rest, what follows the delta prefix,
+// starts with the index of a block not followed and a comma.
+func (s *SSE) unfollowedIndex(rest []byte) bool {
 	end := bytes.IndexByte(rest, ',')
 	if end < 0 {
 		return false
 	}
 	i, ok := eventstream.Index(rest[:end], maxIndex)
-	if !ok || s.slot(i) >= 0 {
-		return false
-	}
-	rest, ok = bytes.CutPrefix(rest[end:], []byte(`,"delta":`))
-	if !ok {
-		return false
-	}
-	end, ok = jsonscan.SkipValue(rest, 0)
-	return ok && string(rest[end:]) == "}"
+	return ok && s.slot(i) < 0
 }
 
 // find returns the slot in s.open of the block whose index literal is

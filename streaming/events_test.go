@@ -30,6 +30,14 @@ func TestSSEEvents(t *testing.T) {
 			thinkingDelta(0, `"local "`) + thinkingDelta(0, `"model"`) + blockStop(0) + messageStop,
 		want: reported(thinking(0, "local model", "")),
 	}, {
+		// A delta of a block not followed is decided on its leading bytes:
+		// what follows them does not matter, even a second type.
+		name: "a delta of a block not followed is skipped whatever follows",
+		stream: messageStart + blockStart(0, startThinking) + blockStart(1, startText) +
+			`data: {"type":"content_block_delta","index":1,"type":"content_block_start","content_block":{"type":"thinking"}}` + "\n\n" +
+			blockStop(1) + signatureDelta(0, `"`+sig+`"`) + blockStop(0) + messageStop,
+		want: reported(thinking(0, "", sig)),
+	}, {
 		name:   "null signature counts as none",
 		stream: blockStart(0, `{"type":"thinking","thinking":null,"signature":null}`) + thinkingDelta(0, `"x"`) + blockStop(0) + messageStop,
 		want:   reported(thinking(0, "x", "")),

@@ -28,6 +28,7 @@ func FuzzSSE(f *testing.F) {
 		blockStart(1, `{"type":"redacted_thinking","data":"r"}`) + blockStop(1) + ev("error", `{"type":"error"}`),
 		"data: {\"type\":\"content_block_start\",\ndata: \"index\":0,\"content_block\":{\"type\":\"thinking\"}}\n\n" + blockStop(0) + messageStop,
 		`data: {"t\u0079pe":"content_block_start","index":2,"index":0,"content_block":{"type":"thinking"}}` + "\n\n" + blockStop(0),
+		`data: {"type":"content_block_delta","index":3,"type":"content_block_start","content_block":{"type":"thinking"}}` + "\n\n" + blockStop(3),
 	} {
 		f.Add([]byte(s), []byte{7, 0, 255, 1, 30})
 	}
@@ -81,6 +82,8 @@ func referenceSSE(stream []byte) (result, bool) {
 			switch {
 			case errEvent:
 				r.done = true
+			case data != nil && r.unfollowedDelta(data[0]):
+				// Decided on its leading bytes, whatever follows.
 			case data != nil:
 				joined := strings.Join(data, "\n")
 				if !json.Valid([]byte(joined)) {
@@ -123,6 +126,22 @@ type refBlock struct {
 }
 
 var indexPattern = regexp.MustCompile(`^[0-9]{1,4}$`)
+
+// unfollowedDelta reports whether an event's first data line starts as a
+// delta of a block that is not open: the observer skips such an event
+// without reading the rest.
+func (r *reference) unfollowedDelta(first string) bool {
+	rest, ok := strings.CutPrefix(first, deltaPrefix)
+	if !ok {
+		return false
+	}
+	lit, _, ok := strings.Cut(rest, ",")
+	if !ok || !regexp.MustCompile(`^(0|[1-9][0-9]{0,8})$`).MatchString(lit) {
+		return false
+	}
+	n, _ := strconv.Atoi(lit)
+	return n <= maxIndex && r.open[n] == nil
+}
 
 func refIndex(raw json.RawMessage) (int, bool) {
 	if !indexPattern.Match(raw) {

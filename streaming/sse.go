@@ -23,6 +23,9 @@ type SSE struct {
 	data     []byte // the data lines of the event being read, joined by '\n'
 	hasData  bool   // the event being read has a data line, maybe empty
 	errEvent bool   // the event being read is named "error"
+	// skip says the event being read is a delta of a block not followed,
+	// as its first data line says: its data is not kept.
+	skip bool
 
 	open     []openBlock
 	finished []Block
@@ -57,6 +60,12 @@ func (s *SSE) Write(p []byte) (int, error) {
 	// line's end is one search instead of two.
 	noCR := bytes.IndexByte(p, '\r') < 0
 	for !s.done && len(p) > 0 {
+		if noCR {
+			if n := s.skipDelta(p); n > 0 {
+				p = p[n:]
+				continue
+			}
+		}
 		end, next := -1, -1
 		if noCR {
 			if end = bytes.IndexByte(p, '\n'); end >= 0 {
@@ -87,6 +96,26 @@ func (s *SSE) Write(p []byte) (int, error) {
 		p = p[next:]
 	}
 	return n, nil
+}
+
+// deltaEvent starts a content_block_delta event as the Messages API
+// writes it.
+const deltaEvent = "event: content_block_delta\ndata: " + deltaPrefix
+
+// skipDelta passes over the delta event p starts with, when it is whole in
+// p, written as the API writes it, and a delta of a block not followed
+// (see unfollowedDelta), and returns its length; else it returns 0 and
+// the event is read line by line. p holds no '\r'.
+func (s *SSE) skipDelta(p []byte) int {
+	if len(s.line) > 0 || s.hasData || s.skip || s.errEvent || !s.begun || !bytes.HasPrefix(p, []byte(deltaEvent)) {
+		return 0
+	}
+	rest := p[len(deltaEvent):]
+	end := bytes.IndexByte(rest, '\n')
+	if end < 0 || end+1 >= len(rest) || rest[end+1] != '\n' || !s.fits(len(deltaPrefix)+end) || !s.unfollowedIndex(rest[:end]) {
+		return 0
+	}
+	return len(deltaEvent) + end + 2
 }
 
 // Model returns the model the response's message_start names, or "" when
@@ -137,7 +166,13 @@ func (s *SSE) readLine(line []byte) {
 	}
 	switch string(field) {
 	case "data":
-		s.data, s.hasData = eventstream.AppendData(s.data, s.hasData, value), true
+		switch {
+		case s.skip:
+		case !s.hasData && s.unfollowedDelta(value):
+			s.skip = true
+		default:
+			s.data, s.hasData = eventstream.AppendData(s.data, s.hasData, value), true
+		}
 	case "event":
 		// The JSON type is authoritative for everything but an error: the
 		// SDKs raise an event named "error" whatever its data says.
@@ -153,7 +188,7 @@ func (s *SSE) dispatch() {
 	case s.hasData:
 		s.event(s.data)
 	}
-	s.data, s.hasData, s.errEvent = s.data[:0], false, false
+	s.data, s.hasData, s.errEvent, s.skip = s.data[:0], false, false, false
 }
 
 // report calls complete with the finished blocks and ends the observation.
