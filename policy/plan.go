@@ -181,7 +181,7 @@ func (p *Policy) plan(req Request, r *replay) Plan {
 	parsed, err := thinking.Resume(req.Body, find)
 	if err != nil {
 		if m != nil {
-			p.Threads.keep(m, nil, nil)
+			p.Threads.keep(m, nil)
 		}
 		pl.Passthrough = err
 		return pl
@@ -204,7 +204,7 @@ func (p *Policy) plan(req Request, r *replay) Plan {
 			hist = parsed.History()
 		}
 		pl.Thread = p.Threads.settle(m, pl.Conversation, parsed.Messages(), hist, track)
-		defer p.Threads.keep(m, hist, parsed.Save)
+		defer p.Threads.keep(m, parsed.Save)
 	}
 	sc := scratches.Get().(*scratch)
 	defer scratches.Put(sc)

@@ -107,18 +107,37 @@ type thread struct {
 	scope string  // the scope its requests are in
 	key   opening // its index entry
 	hist  *thinking.History
-	// cp is the checkpoint of the request whose History is cpHist, or nil
-	// while a request reads with it.
-	cp     *thinking.Checkpoint
-	cpHist *thinking.History
-	size   int    // memory counted for hist and cp
-	cpSize int    // the part of size counted for the checkpoint
+	// held is the checkpoint of its latest request, or nil.
+	held   *held
+	size   int    // memory counted for hist and held
 	used   uint64 // Threads.clock when last used
 	listed bool   // in the recency lists
 	gone   bool
 	// Neighbours by recency: over all threads (links[0]) and within the
 	// scope (links[1]).
 	links [2]struct{ prev, next *thread }
+}
+
+// held is a thread's checkpoint, with the History of the request it was
+// saved from. Once held it never changes, so that requests read it at
+// once; when another replaces it, the last of them recycles it.
+type held struct {
+	cp    *thinking.Checkpoint
+	hist  *thinking.History
+	size  int
+	users int  // requests reading with it
+	gone  bool // replaced or let go: the last user recycles it
+}
+
+// checkpoints recycles the memory of checkpoints no thread holds any more.
+var checkpoints = sync.Pool{New: func() any { return new(thinking.Checkpoint) }}
+
+// release ends a request's use of h.
+func (h *held) release() {
+	h.users--
+	if h.users == 0 && h.gone {
+		checkpoints.Put(h.cp)
+	}
 }
 
 // NewThreads returns an empty set of threads within limits, whose
@@ -135,13 +154,17 @@ type match struct {
 	thread *thread // the thread whose history the request shares most of
 	hist   *thinking.History
 	shared int
-	cp     *thinking.Checkpoint // taken from thread, to be given back
+	held   *held // the checkpoint read with, released by keep
 	memo   thinking.Memo
-	// id and continued, once settled: the request's thread, and whether it
-	// is thread's next request.
+	// Once settled: the request's thread, whether it is thread's next
+	// request, whether it is thread's latest request again (a retry, a
+	// client sending the same history twice), and the History its
+	// checkpoint is kept under.
 	id        registry.ThreadID
 	continued bool
+	repeat    bool
 	tracked   bool
+	kept      *thinking.History
 }
 
 // find is the thinking.Finder of a request whose headers name scope
@@ -170,11 +193,16 @@ func (ts *Threads) find(m *match, body []byte, o thinking.Opening) thinking.From
 	}
 	m.thread, m.hist = cands[best], hists[best]
 	ts.mu.Lock()
-	if t := m.thread; !t.gone && t.cp != nil && t.cpHist == m.hist {
-		m.cp, t.cp = t.cp, nil
+	if h := m.thread.held; !m.thread.gone && h != nil && h.hist == m.hist {
+		m.held = h
+		h.users++
 	}
 	ts.mu.Unlock()
-	return thinking.From{History: m.hist, Checkpoint: m.cp, Shared: m.shared}
+	from := thinking.From{History: m.hist, Shared: m.shared}
+	if m.held != nil {
+		from.Checkpoint = m.held.cp
+	}
+	return from
 }
 
 // candidates appends to dst the most recently used threads that start as
@@ -217,61 +245,79 @@ func (ts *Threads) settle(m *match, scope string, n int, hist *thinking.History,
 	t := m.thread
 	m.continued = t != nil && !t.gone && t.scope == scope && t.hist == m.hist &&
 		m.shared >= m.hist.Len()-1 && n >= m.hist.Len()
+	m.repeat = m.continued && m.shared == n && n == m.hist.Len()
 	switch {
 	case m.continued && m.tracked:
-		ts.count(t, hist.Size()-t.hist.Size())
-		t.hist = hist
+		if !m.repeat {
+			ts.count(t, hist.Size()-t.hist.Size())
+			t.hist = hist
+		}
+		m.kept = t.hist
 		ts.touch(t)
 		m.id = t.id
 	case m.continued:
 		m.id = t.id
 	case m.tracked:
+		m.kept = hist
 		m.id = ts.add(scope, opening{m.header, hist.First()}, hist).id
 	}
 	return m.id
 }
 
-// keep gives back what the request took, and keeps the checkpoint of its
-// body for its thread's next request: save fills it. Call it once the
-// request is read and rewritten (a rewrite may learn that the body is valid
-// JSON).
-func (ts *Threads) keep(m *match, hist *thinking.History, save func(*thinking.Checkpoint)) {
+// keep ends the request's use of the checkpoint it read with, and keeps
+// the checkpoint of its body for its thread's next request: save fills
+// it. A request that sent its thread's latest history again keeps the
+// checkpoint its thread holds, if that one is of the same body. Call keep
+// once the request is read and rewritten (a rewrite may learn that the
+// body is valid JSON).
+func (ts *Threads) keep(m *match, save func(*thinking.Checkpoint)) {
 	ts.mu.Lock()
-	if m.cp != nil && !(m.continued && m.tracked) {
-		// The checkpoint goes back to its thread as it was.
-		if t := m.thread; !t.gone && t.cp == nil && t.hist == m.hist {
-			t.cp, t.cpHist = m.cp, m.hist
-		}
-		m.cp = nil
+	if m.held != nil {
+		m.held.release()
 	}
 	var t *thread
 	if m.tracked && m.id != 0 {
 		t = ts.byID[m.id]
 	}
-	ts.mu.Unlock()
-	if t == nil {
+	if t == nil || m.repeat && m.held != nil && t.held == m.held {
+		ts.mu.Unlock()
 		return
 	}
-	cp := m.cp
-	if cp == nil {
-		cp = new(thinking.Checkpoint)
-	}
+	ts.mu.Unlock()
+	cp := checkpoints.Get().(*thinking.Checkpoint)
 	save(cp)
-	size := cp.Size()
+	h := &held{cp: cp, hist: m.kept, size: cp.Size()}
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	if t.gone || t.hist != hist {
+	if t.gone || t.hist != m.kept {
+		checkpoints.Put(cp)
 		return
 	}
-	if size > ts.limits.Budget/8 {
-		// Too large to keep: its next request is read in full. The
-		// checkpoint it replaces is gone with it (the request reused it).
-		cp, size = nil, 0
+	if h.size > ts.limits.Budget/8 {
+		// Too large to keep: its next request is read in full.
+		checkpoints.Put(cp)
+		h = nil
 	}
-	t.cp, t.cpHist = cp, hist
-	ts.count(t, size-t.cpSize)
-	t.cpSize = size
+	ts.drop(t)
+	if h != nil {
+		t.held = h
+		ts.count(t, h.size)
+	}
 	ts.trim(t)
+}
+
+// drop lets go of t's checkpoint; its last user recycles it.
+func (ts *Threads) drop(t *thread) {
+	h := t.held
+	if h == nil {
+		return
+	}
+	t.held = nil
+	ts.count(t, -h.size)
+	h.gone = true
+	if h.users == 0 {
+		checkpoints.Put(h.cp)
+	}
 }
 
 // count adds n bytes to what t, and all threads, hold.
@@ -380,8 +426,9 @@ func (ts *Threads) remove(t *thread) {
 		ts.index[t.key] = list
 	}
 	delete(ts.byID, t.id)
+	ts.drop(t)
 	ts.bytes -= t.size
-	t.listed, t.gone, t.cp, t.cpHist, t.hist = false, true, nil, nil, nil
+	t.listed, t.gone, t.hist = false, true, nil
 	ts.lifecycle.EndThreads(t.id)
 }
 

@@ -325,8 +325,12 @@ func checkThreadCounts(t *testing.T, ts *Threads) {
 	for x := ts.all.head; x != nil; x = x.links[0].next {
 		n++
 		sum += x.size
-		if x.size != x.hist.Size()+x.cpSize || x.gone || ts.byID[x.id] != x {
-			t.Fatalf("thread %d: size %d, history %d, checkpoint %d, gone %v", x.id, x.size, x.hist.Size(), x.cpSize, x.gone)
+		cp := 0
+		if x.held != nil {
+			cp = x.held.size
+		}
+		if x.size != x.hist.Size()+cp || x.gone || ts.byID[x.id] != x {
+			t.Fatalf("thread %d: size %d, history %d, checkpoint %d, gone %v", x.id, x.size, x.hist.Size(), cp, x.gone)
 		}
 	}
 	indexed := 0
@@ -341,4 +345,35 @@ func checkThreadCounts(t *testing.T, ts *Threads) {
 		t.Fatalf("bytes %d counted, %d held; threads %d listed, %d counted, %d by id, %d indexed, %d in scopes",
 			ts.bytes, sum, n, ts.all.n, len(ts.byID), indexed, scoped)
 	}
+}
+
+// TestRequestsAtOnceShareTheirThreadsCheckpoint: clients that send the
+// same history at the same time (several workers of one app, retries) all
+// read it from the thread's checkpoint.
+func TestRequestsAtOnceShareTheirThreadsCheckpoint(t *testing.T) {
+	p := newThreadedPolicy(ThreadLimits{}, registry.Config{})
+	c := newChat(nil, "the same task")
+	for i := range 3 {
+		c.turn(t, p, "anthropic", fmt.Sprint("a", i))
+	}
+	body := c.body()
+	first := p.Plan(Request{Body: body, Header: c.header, Backend: "anthropic"})
+	var wg sync.WaitGroup
+	restored := make([]int, 8)
+	for i := range restored {
+		wg.Go(func() {
+			pl := p.Plan(Request{Body: body, Header: c.header, Backend: "anthropic"})
+			restored[i] = pl.Restored
+			if pl.Thread != first.Thread {
+				t.Errorf("request %d is in thread %d, want %d", i, pl.Thread, first.Thread)
+			}
+		})
+	}
+	wg.Wait()
+	for i, n := range restored {
+		if n != len(c.msgs)+1 {
+			t.Errorf("request %d read %d of %d messages from the checkpoint", i, n, len(c.msgs)+1)
+		}
+	}
+	checkThreadCounts(t, p.Threads)
 }
