@@ -105,16 +105,11 @@ func (p *pooledRegistry) persist(ctx caddy.Context, on bool, interval time.Durat
 
 // refresh lets the registry learn what other instances wrote to storage
 // about the missing blocks, waiting at most refreshWait.
-func (p *pooledRegistry) refresh(missing []block.Key) {
+func (p *pooledRegistry) refresh(missing []block.Key) bool {
 	p.mu.Lock()
 	store := p.store
 	p.mu.Unlock()
-	if store == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), refreshWait)
-	defer cancel()
-	store.Refresh(ctx, missing)
+	return store != nil && store.Refresh(refreshWait, missing)
 }
 
 // releaseRegistry drops one use of the registry called name.

@@ -16,21 +16,24 @@ import (
 
 // Refresh reads what other instances wrote since the last read, for a
 // request whose missing blocks the registry does not know. A request waits
-// for it until ctx ends at the latest; the reading itself goes on in the
-// background, one round at a time, so a slow storage never piles reads up.
-// A caller that comes while a round is reading waits for the next round,
-// which sees everything written before the call.
+// for it until wait has passed at the latest; the reading itself goes on
+// in the background, one round at a time, so a slow storage never piles
+// reads up. A caller that comes while a round is reading waits for the next
+// round, which sees everything written before the call. Refresh reports
+// whether it read storage for the caller.
 //
 // When every missing block was looked for within the last interval, there
-// is nothing new to learn yet and Refresh returns at once: a block no
+// is nothing new to learn yet and Refresh returns false at once: a block no
 // instance knows (from before the gateway, or forgotten) would otherwise
 // make every request of its conversation read storage.
-func (s *Store) Refresh(ctx context.Context, missing []block.Key) {
+func (s *Store) Refresh(wait time.Duration, missing []block.Key) bool {
 	s.mu.Lock()
 	if s.closed || !s.lookFor(missing) {
 		s.mu.Unlock()
-		return
+		return false
 	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
 	var need uint64
 	if s.refreshing {
 		s.again = true
@@ -47,12 +50,13 @@ func (s *Store) Refresh(ctx context.Context, missing []block.Key) {
 		s.mu.Unlock()
 		select {
 		case <-ch:
-		case <-ctx.Done():
-			return
+		case <-timer.C:
+			return true
 		}
 		s.mu.Lock()
 	}
 	s.mu.Unlock()
+	return true
 }
 
 // refreshRounds reads storage until no caller asks for another round.

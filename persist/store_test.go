@@ -117,14 +117,14 @@ func TestReplicasShareThroughStorage(t *testing.T) {
 	if o, _ := origins(b, "anthropic", "a1"); o[0] != "" {
 		t.Fatal("b knew the block before reading storage")
 	}
-	sb.Refresh(context.Background(), []block.Key{key("a1")})
+	sb.Refresh(time.Minute, []block.Key{key("a1")})
 	if o, _ := origins(b, "anthropic", "a1"); o[0] != "anthropic" {
 		t.Fatalf("b does not know a's block after a refresh: %q", o)
 	}
 	// b's own learning goes back to a.
 	b.Observe(0, "glm", key("g1"))
 	sb.Flush(context.Background())
-	sa.Refresh(context.Background(), []block.Key{key("g1")})
+	sa.Refresh(time.Minute, []block.Key{key("g1")})
 	if o, _ := origins(a, "glm", "g1"); o[0] != "glm" {
 		t.Fatalf("a does not know b's block: %q", o)
 	}
@@ -143,7 +143,7 @@ func TestARefreshSeesWhatWasWrittenBeforeItWasAskedFor(t *testing.T) {
 
 	first := make(chan struct{})
 	go func() {
-		sb.Refresh(context.Background(), []block.Key{key("something else")}) // lists before a writes
+		sb.Refresh(time.Minute, []block.Key{key("something else")}) // lists before a writes
 		close(first)
 	}()
 	<-listing
@@ -153,7 +153,7 @@ func TestARefreshSeesWhatWasWrittenBeforeItWasAskedFor(t *testing.T) {
 	}
 	second := make(chan struct{})
 	go func() {
-		sb.Refresh(context.Background(), []block.Key{key("a1")}) // asked after a wrote
+		sb.Refresh(time.Minute, []block.Key{key("a1")}) // asked after a wrote
 		close(second)
 	}()
 	close(listed)
@@ -170,8 +170,10 @@ func TestABlockLookedForRecentlyIsNotLookedForAgain(t *testing.T) {
 	st.mu.Lock()
 	before := st.calls
 	st.mu.Unlock()
-	for range 5 {
-		s.Refresh(context.Background(), []block.Key{key("nobody knows")})
+	for i := range 5 {
+		if read := s.Refresh(time.Minute, []block.Key{key("nobody knows")}); read != (i == 0) {
+			t.Fatalf("refresh %d read storage: %v", i, read)
+		}
 	}
 	st.mu.Lock()
 	reads := st.calls - before
@@ -180,7 +182,9 @@ func TestABlockLookedForRecentlyIsNotLookedForAgain(t *testing.T) {
 	if reads != 2 {
 		t.Fatalf("five refreshes for one missing block cost %d storage calls, want 2", reads)
 	}
-	s.Refresh(context.Background(), []block.Key{key("nobody knows"), key("new")})
+	if !s.Refresh(time.Minute, []block.Key{key("nobody knows"), key("new")}) {
+		t.Fatal("a refresh for a new missing block did not read storage")
+	}
 	st.mu.Lock()
 	reads = st.calls - before
 	st.mu.Unlock()
@@ -300,18 +304,16 @@ func TestASlowStorageNeverHoldsARequestPastItsDeadline(t *testing.T) {
 	st := newMemory()
 	_, s, _ := open(t, st, registry.Config{})
 	st.set(nil, time.Hour)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
 	done := make(chan struct{})
 	go func() {
-		s.Refresh(ctx, []block.Key{key("x")})
-		s.Refresh(ctx, []block.Key{key("y")}) // a second caller joins the running read
+		s.Refresh(20*time.Millisecond, []block.Key{key("x")})
+		s.Refresh(20*time.Millisecond, []block.Key{key("y")}) // a second caller joins the running read
 		close(done)
 	}()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
-		t.Fatal("Refresh outlived its context")
+		t.Fatal("Refresh outlived its wait")
 	}
 	st.set(nil, 0)
 	// Close cancels the background read that still waits on the storage.

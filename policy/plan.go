@@ -36,9 +36,10 @@ type Policy struct {
 	Threads *Threads
 	// Refresh, when set, brings the registry up to date with what other
 	// gateways learned (see package persist); Plan calls it with the keys
-	// it does not know before it calls them unknown. It must return
+	// it does not know before it calls them unknown, and looks them up
+	// again when it reports that it read something. It must return
 	// quickly, whatever the storage does.
-	Refresh func(missing []block.Key)
+	Refresh func(missing []block.Key) bool
 }
 
 // Request is one Messages request on its way to a backend.
@@ -234,13 +235,14 @@ func (p *Policy) plan(req Request, r *replay) Plan {
 				sc.missing = append(sc.missing, sc.keys[i])
 			}
 		}
-		p.Refresh(sc.missing)
-		rr.Track = false
-		if rr.ServedLater {
-			rr.Backend = p.Registry.Last(pl.Conversation)
+		if p.Refresh(sc.missing) {
+			rr.Track = false
+			if rr.ServedLater {
+				rr.Backend = p.Registry.Last(pl.Conversation)
+			}
+			adm2 := p.Registry.Admit(rr)
+			adm.Origins, adm.Refused, adm.Mixed = adm2.Origins, adm2.Refused, adm2.Mixed
 		}
-		adm2 := p.Registry.Admit(rr)
-		adm.Origins, adm.Refused, adm.Mixed = adm2.Origins, adm2.Refused, adm2.Mixed
 	}
 	sc.origins, sc.refused = adm.Origins, adm.Refused
 	pl.Target = rr.Backend
