@@ -1,6 +1,12 @@
 package thinking
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+)
 
 // benchmarkRewrite parses a body and rewrites it with every block given the
 // same action, as the request path does.
@@ -77,5 +83,31 @@ func BenchmarkHistory1MiB(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		req.History()
+	}
+}
+
+// BenchmarkReadCold1MiB reads a long session no thread knows, as a
+// request of a client without a session is read the first time: its
+// structure, its blocks' keys and the digests of its History. The body is
+// the overhead tool's (the capture as Claude Code sent it, indented,
+// grown to 1 MiB: 519 messages, 259 thinking blocks); the target is 3 GB/s.
+func BenchmarkReadCold1MiB(b *testing.B) {
+	raw, err := os.ReadFile(filepath.Join(fixtureDir, "capture-3-continue-replays-thinking.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	body, err := llmtest.GrowHistory(raw, 1<<20)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		req, err := Parse(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		req.History()
+		req.Release()
 	}
 }
