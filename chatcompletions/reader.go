@@ -1,0 +1,168 @@
+package chatcompletions
+
+import (
+	"errors"
+	"io"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/eventstream"
+)
+
+// MaxChunk bounds one event of an upstream stream; a longer one ends the
+// stream with an error event.
+const MaxChunk = 4 << 20
+
+// Reader reads a chat-completions event stream from an upstream body and
+// yields the Messages stream Stream makes of it. Each Read returns the
+// events of at most one upstream event, as soon as that event is complete,
+// so a proxy that flushes after each Read flushes once per upstream chunk.
+// It ends (io.EOF) after message_stop or an error event; an upstream that
+// fails or ends early gives an error event first, never a bare end.
+type Reader struct {
+	src    io.Reader
+	stream *Stream
+
+	buf     []byte // upstream bytes not yet read as lines
+	data    []byte // the data of the event being read
+	hasData bool
+	out     []byte // events not yet returned
+	off     int
+	srcErr  error
+	afterCR bool // the last line ended in a lone '\r': a '\n' next is its end
+	started bool // the byte order mark was checked
+	ended   bool
+}
+
+// NewReader returns a Reader of the upstream body src for stream s.
+func NewReader(src io.Reader, s *Stream) *Reader {
+	return &Reader{src: src, stream: s, buf: make([]byte, 0, 32<<10)}
+}
+
+// Read implements io.Reader.
+func (r *Reader) Read(p []byte) (int, error) {
+	for r.off == len(r.out) {
+		if r.ended {
+			return 0, io.EOF
+		}
+		r.out, r.off = r.out[:0], 0
+		r.next()
+	}
+	n := copy(p, r.out[r.off:])
+	r.off += n
+	return n, nil
+}
+
+// next reads upstream until at least one event gave output, or the
+// stream ended.
+func (r *Reader) next() {
+	for len(r.out) == 0 && !r.ended {
+		if r.lines() {
+			continue
+		}
+		if r.srcErr != nil {
+			r.finish()
+			return
+		}
+		if len(r.buf) > MaxChunk {
+			r.out = r.stream.Fail(r.out, "api_error", "the upstream sent an event over the size bound")
+			r.ended = true
+			return
+		}
+		if len(r.buf) == cap(r.buf) {
+			r.buf = append(r.buf, 0)[:len(r.buf)]
+		}
+		n, err := r.src.Read(r.buf[len(r.buf):cap(r.buf)])
+		r.buf = r.buf[:len(r.buf)+n]
+		if err != nil {
+			r.srcErr = err
+		}
+	}
+}
+
+// lines reads the complete lines in buf until an event gives output, and
+// reports whether it read any line.
+func (r *Reader) lines() bool {
+	read := false
+	start := 0
+	defer func() { r.buf = r.buf[:copy(r.buf, r.buf[start:])] }()
+	for len(r.out) == 0 && !r.stream.Done() {
+		p := r.buf[start:]
+		if !r.started {
+			if len(p) < len(eventstream.BOM) && string(eventstream.BOM[:len(p)]) == string(p) && r.srcErr == nil {
+				return read
+			}
+			r.started = true
+			if len(p) >= len(eventstream.BOM) && string(p[:len(eventstream.BOM)]) == string(eventstream.BOM) {
+				start += len(eventstream.BOM)
+				continue
+			}
+		}
+		if r.afterCR && len(p) > 0 {
+			r.afterCR = false
+			if p[0] == '\n' {
+				start++
+				continue
+			}
+		}
+		end, next := eventstream.LineEnd(p)
+		if end < 0 {
+			break
+		}
+		if end == next-1 && p[end] == '\r' {
+			r.afterCR = true
+		}
+		read = true
+		r.line(p[:end])
+		start += next
+	}
+	if r.stream.Done() {
+		r.ended = true
+	}
+	return read
+}
+
+// line handles one line of the upstream stream.
+func (r *Reader) line(line []byte) {
+	if len(line) == 0 {
+		if r.hasData {
+			r.out = r.stream.Chunk(r.out, r.data)
+		}
+		r.data, r.hasData = r.data[:0], false
+		return
+	}
+	field, value, comment := eventstream.Field(line)
+	if comment || string(field) != "data" {
+		return
+	}
+	if len(r.data)+len(value) > MaxChunk {
+		r.out = r.stream.Fail(r.out, "api_error", "the upstream sent an event over the size bound")
+		return
+	}
+	r.data = eventstream.AppendData(r.data, r.hasData, value)
+	r.hasData = true
+}
+
+// finish ends the stream when the upstream body ended or failed.
+func (r *Reader) finish() {
+	if len(r.buf) > 0 {
+		r.line(r.buf)
+		r.buf = r.buf[:0]
+	}
+	if r.hasData {
+		r.out = r.stream.Chunk(r.out, r.data)
+		r.hasData = false
+	}
+	if errors.Is(r.srcErr, io.EOF) {
+		r.out = r.stream.End(r.out)
+	} else {
+		r.out = r.stream.Fail(r.out, "api_error", "reading the upstream's stream failed: "+r.srcErr.Error())
+	}
+	r.ended = true
+}
+
+// Close closes the upstream body when it is a Closer.
+func (r *Reader) Close() error {
+	if c, ok := r.src.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
