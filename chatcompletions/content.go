@@ -73,8 +73,10 @@ func (s *Stream) endTagDecision(dst []byte) []byte {
 func (s *Stream) splitText(dst, value []byte) []byte {
 	s.runs = s.split.Split(s.runs[:0], value)
 	dst = s.writeRuns(dst)
-	if s.split.Left() == 0 && !s.split.Inside() && !s.split.Holding() {
-		// The section closed: the rest is text, copied as it comes.
+	if s.split.Left() == 0 && !s.split.Inside() && !s.split.Holding() && s.open == textBlock {
+		// The section closed and text followed it (so no whitespace after
+		// the tag is being dropped any more): the rest is text, copied as
+		// it comes.
 		s.tags = plain
 	}
 	return dst

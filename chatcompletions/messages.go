@@ -1,6 +1,8 @@
 package chatcompletions
 
 import (
+	"bytes"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
@@ -222,7 +224,9 @@ func (w *requestWriter) assistant(content gjson.Result) {
 	w.open("assistant")
 	switch {
 	case w.opts.Reasoning == ReasoningThinkTags && len(reasoning) > 0:
-		tagged := append(append([]byte("<think>\n"), reasoning...), "\n</think>\n\n"...)
+		// As the model wrote it: the splitter keeps the whitespace before
+		// the closing tag, which goes back inside the tags.
+		tagged := append(append([]byte("<think>\n"), bytes.TrimRight(reasoning, " \t\r\n")...), "\n</think>\n\n"...)
 		w.out = jsonstr.Quote(w.out, append(tagged, text...))
 	case len(text) == 0 && len(calls) > 0:
 		w.out = append(w.out, "null"...)

@@ -21,15 +21,22 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
 )
 
-// adminAddr is Caddy's admin endpoint for the tests.
-const adminAddr = "localhost:2999"
+// adminAddr is Caddy's admin endpoint for the tests, on a port free when
+// they start: Caddy listens with SO_REUSEPORT, so a fixed port would share
+// its connections with any other test run on the machine.
+var adminAddr string
 
 // server is the Caddy all tests share.
 var server *gatewaytest.Caddy
 
 func TestMain(m *testing.M) {
 	gatewaytest.RunIfChild()
-	var err error
+	port, err := llmtest.FreePort()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	adminAddr = fmt.Sprintf("localhost:%d", port)
 	if server, err = gatewaytest.Start(adminAddr); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -45,6 +52,9 @@ type gateway struct {
 	gatewaytest.Site
 	t         *testing.T
 	upstreams map[string]*llmtest.Upstream
+	// chats are the chat-completions upstreams, reached through
+	// transport openai (see withChat).
+	chats map[string]*llmtest.ChatUpstream
 	// transport serves this test's clients. load drops its idle
 	// connections, which the reload closes on the server side.
 	transport gatewaytest.Transport

@@ -130,7 +130,7 @@ func (t *OpenAI) RoundTrip(req *http.Request) (resp *http.Response, err error) {
 		// Chat-completions servers count no tokens: an estimate, from the
 		// text, without asking the upstream.
 		n := chatcompletions.EstimateTokens(body)
-		return localResponse(req, http.StatusOK, strconv.AppendInt([]byte(`{"input_tokens":`), int64(n), 10)), nil
+		return localResponse(req, http.StatusOK, append(strconv.AppendInt([]byte(`{"input_tokens":`), int64(n), 10), '}')), nil
 	}
 	model, _ := t.Models.Map(modelOf(body))
 	tr, err := chatcompletions.TranslateRequest(body, chatcompletions.RequestOptions{
