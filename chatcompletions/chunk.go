@@ -14,16 +14,34 @@ type chunk struct {
 	content   []byte // string literal
 	toolCalls []byte // array
 	finish    []byte // string literal
+	bad       bool   // malformed, or a literal copied to the client is not valid JSON
+	seen      bool   // the first choice was read
 }
 
-// parseChunk reads a chunk's data, which must be valid JSON. It reports
-// false for anything but an object.
+// parseChunk reads a chunk's data. It reports false for anything but an
+// object, and for an object whose structure breaks or whose literals that
+// go to the client as they are are not valid JSON; the rest of the chunk
+// is not validated, so no chunk costs a full validation.
 func parseChunk(data []byte, c *chunk) bool {
 	*c = chunk{}
+	if len(data) == 0 || data[0] != '{' {
+		return false
+	}
 	var buf [32]byte
 	it := jsonscan.Members(data, 0)
-	for key, v, ok := it.Item(); ok; key, v, ok = it.Item() {
-		switch string(jsonscan.Name(key, &buf)) {
+	for key, at, ok := it.Next(); ok; key, at, ok = it.Next() {
+		name := jsonscan.Name(key, &buf)
+		if string(name) == "choices" && data[at] == '[' {
+			// Walked once, not skipped and walked again.
+			it.SetEnd(c.choices(data, at))
+			continue
+		}
+		end, ok := it.Skip()
+		if !ok {
+			break
+		}
+		v := data[at:end]
+		switch string(name) {
 		case "id":
 			c.id = stringLit(v)
 		case "error":
@@ -34,49 +52,78 @@ func parseChunk(data []byte, c *chunk) bool {
 			if v[0] == '{' {
 				c.usage = v
 			}
-		case "choices":
-			if v[0] == '[' {
-				c.choice(v)
-			}
 		}
 	}
-	return it.Err() == nil
+	return it.Err() == nil && jsonscan.SkipSpace(data, it.End()) == len(data) && !c.bad
 }
 
-// choice reads the first choice of a choices array; a client that asks
-// for one choice gets one.
-func (c *chunk) choice(arr []byte) {
+// literal returns v when it is a valid string literal, else nil; a literal
+// that starts as one but is not valid marks the chunk bad.
+func (c *chunk) literal(v []byte) []byte {
+	if len(v) < 2 || v[0] != '"' {
+		return nil
+	}
+	if !jsonscan.Valid(v) {
+		c.bad = true
+		return nil
+	}
+	return v
+}
+
+// choices reads the first choice of the choices array at data[at] (a
+// client that asks for one choice gets one) and returns where the array
+// ends, or len(data) when it is malformed.
+func (c *chunk) choices(data []byte, at int) int {
 	var buf [32]byte
-	el := jsonscan.Elements(arr, 0)
-	_, v, ok := el.Item()
-	if !ok || v[0] != '{' {
-		return
-	}
-	it := jsonscan.Members(v, 0)
-	for key, v, ok := it.Item(); ok; key, v, ok = it.Item() {
-		switch string(jsonscan.Name(key, &buf)) {
-		case "delta", "message":
-			if v[0] == '{' {
-				c.delta(v)
-			}
-		case "finish_reason":
-			c.finish = stringLit(v)
+	el := jsonscan.Elements(data, at)
+	for _, v, ok := el.Next(); ok; _, v, ok = el.Next() {
+		if data[v] != '{' || c.seen {
+			el.Skip()
+			continue
 		}
+		c.seen = true
+		it := jsonscan.Members(data, v)
+		for key, dv, ok := it.Next(); ok; key, dv, ok = it.Next() {
+			name := jsonscan.Name(key, &buf)
+			if (string(name) == "delta" || string(name) == "message") && data[dv] == '{' {
+				it.SetEnd(c.delta(data, dv))
+				continue
+			}
+			end, ok := it.Skip()
+			if !ok {
+				break
+			}
+			if string(name) == "finish_reason" {
+				c.finish = stringLit(data[dv:end])
+			}
+		}
+		if it.Err() != nil {
+			c.bad = true
+			return len(data)
+		}
+		el.SetEnd(it.End())
 	}
+	if el.Err() != nil {
+		c.bad = true
+		return len(data)
+	}
+	return el.End()
 }
 
-func (c *chunk) delta(obj []byte) {
+// delta reads the delta object at data[at] and returns where it ends, or
+// len(data) when it is malformed.
+func (c *chunk) delta(data []byte, at int) int {
 	var buf [32]byte
 	var reasoning []byte
-	it := jsonscan.Members(obj, 0)
+	it := jsonscan.Members(data, at)
 	for key, v, ok := it.Item(); ok; key, v, ok = it.Item() {
 		switch string(jsonscan.Name(key, &buf)) {
 		case "content":
-			c.content = nonEmpty(stringLit(v))
+			c.content = nonEmpty(c.literal(v))
 		case "reasoning_content":
-			c.reasoning = nonEmpty(stringLit(v))
+			c.reasoning = nonEmpty(c.literal(v))
 		case "reasoning":
-			reasoning = nonEmpty(stringLit(v))
+			reasoning = nonEmpty(c.literal(v))
 		case "reasoning_details":
 			if v[0] == '[' {
 				c.details = v
@@ -95,6 +142,11 @@ func (c *chunk) delta(obj []byte) {
 	case reasoning != nil:
 		c.reasoning, c.details = reasoning, nil
 	}
+	if it.Err() != nil {
+		c.bad = true
+		return len(data)
+	}
+	return it.End()
 }
 
 // stringLit returns v when it is a string literal, else nil.
@@ -114,7 +166,8 @@ func nonEmpty(lit []byte) []byte {
 }
 
 // detailText returns the text literal of a reasoning_details item
-// (reasoning.text or reasoning.summary); encrypted items carry none.
+// (reasoning.text or reasoning.summary); encrypted items carry none, and
+// neither does an item whose text is not a valid literal.
 func detailText(item []byte) []byte {
 	if item[0] != '{' {
 		return nil
@@ -125,7 +178,7 @@ func detailText(item []byte) []byte {
 	for key, v, ok := it.Item(); ok; key, v, ok = it.Item() {
 		switch string(jsonscan.Name(key, &buf)) {
 		case "text", "summary":
-			if t := nonEmpty(stringLit(v)); t != nil {
+			if t := nonEmpty(stringLit(v)); t != nil && jsonscan.Valid(t) {
 				text = t
 			}
 		}
@@ -141,7 +194,7 @@ type toolCallDelta struct {
 	arguments []byte // string literal
 }
 
-func parseToolCall(v []byte, position int) (toolCallDelta, bool) {
+func (c *chunk) parseToolCall(v []byte, position int) (toolCallDelta, bool) {
 	d := toolCallDelta{index: position}
 	if v[0] != '{' {
 		return d, false
@@ -164,9 +217,9 @@ func parseToolCall(v []byte, position int) (toolCallDelta, bool) {
 			for k, fv, ok := f.Item(); ok; k, fv, ok = f.Item() {
 				switch string(jsonscan.Name(k, &buf)) {
 				case "name":
-					d.name = nonEmpty(stringLit(fv))
+					d.name = nonEmpty(c.literal(fv))
 				case "arguments":
-					d.arguments = nonEmpty(stringLit(fv))
+					d.arguments = nonEmpty(c.literal(fv))
 				}
 			}
 		}

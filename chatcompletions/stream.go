@@ -96,7 +96,7 @@ func (s *Stream) Chunk(dst, data []byte) []byte {
 	if string(data) == "[DONE]" {
 		return s.done(dst)
 	}
-	if !jsonscan.Valid(data) || !parseChunk(data, &s.c) {
+	if !parseChunk(data, &s.c) {
 		return s.Fail(dst, "api_error", "the upstream sent a chunk that is not a JSON object")
 	}
 	c := &s.c
@@ -269,6 +269,11 @@ func (s *Stream) text(dst, text []byte) []byte {
 		if isBlank(text) && len(s.space)+len(text) <= maxHeldSpace {
 			s.space = append(s.space, text...)
 			return dst
+		}
+		// Whitespace between another block and the text (the "\n\n" after
+		// reasoning) is dropped, as the think-tag splitter drops it.
+		if s.blocks > 0 {
+			s.space = s.space[:0]
 		}
 		dst = s.openBlock(dst, textBlock, textStart)
 		if len(s.space) > 0 {

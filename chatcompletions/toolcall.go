@@ -38,9 +38,12 @@ func (s *Stream) toolCallDeltas(dst, arr []byte) []byte {
 		if !ok {
 			return dst
 		}
-		d, ok := parseToolCall(v, i)
+		d, ok := s.c.parseToolCall(v, i)
 		if !ok {
 			continue
+		}
+		if s.c.bad {
+			return s.Fail(dst, "api_error", "the upstream sent a chunk that is not a JSON object")
 		}
 		if s.open != toolBlock || d.index != s.lastTool {
 			if d.index <= s.lastTool {
