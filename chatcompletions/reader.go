@@ -12,24 +12,27 @@ import (
 const MaxChunk = 4 << 20
 
 // Reader reads a chat-completions event stream from an upstream body and
-// yields the Messages stream Stream makes of it. Each Read returns the
-// events of at most one upstream event, as soon as that event is complete,
-// so a proxy that flushes after each Read flushes once per upstream chunk.
-// It ends (io.EOF) after message_stop or an error event; an upstream that
+// yields the Messages stream Stream makes of it. A Read returns the events
+// of every upstream event complete so far, as soon as one is, and never
+// waits for more while it has some: a proxy that flushes after each Read
+// flushes each upstream chunk's events together and at once, as it would
+// relay the chunk itself. It ends (io.EOF) after message_stop or an error event; an upstream that
 // fails or ends early gives an error event first, never a bare end.
 type Reader struct {
 	src    io.Reader
 	stream *Stream
 
-	buf     []byte // upstream bytes not yet read as lines
-	data    []byte // the data of the event being read
-	hasData bool
-	out     []byte // events not yet returned
-	off     int
-	srcErr  error
-	afterCR bool // the last line ended in a lone '\r': a '\n' next is its end
-	started bool // the byte order mark was checked
-	ended   bool
+	buf       []byte // upstream bytes not yet read as lines
+	data      []byte // the data of the event being read
+	own       []byte // where data is kept when it cannot point into buf
+	hasData   bool
+	dataInBuf bool   // data points into buf (one data line, not yet moved)
+	out       []byte // events not yet returned
+	off       int
+	srcErr    error
+	afterCR   bool // the last line ended in a lone '\r': a '\n' next is its end
+	started   bool // the byte order mark was checked
+	ended     bool
 }
 
 // NewReader returns a Reader of the upstream body src for stream s.
@@ -83,8 +86,15 @@ func (r *Reader) next() {
 func (r *Reader) lines() bool {
 	read := false
 	start := 0
-	defer func() { r.buf = r.buf[:copy(r.buf, r.buf[start:])] }()
-	for len(r.out) == 0 && !r.stream.Done() {
+	defer func() {
+		if r.dataInBuf {
+			// The event's data outlives the bytes it points into.
+			r.own = append(r.own[:0], r.data...)
+			r.data, r.dataInBuf = r.own, false
+		}
+		r.buf = r.buf[:copy(r.buf, r.buf[start:])]
+	}()
+	for !r.stream.Done() {
 		p := r.buf[start:]
 		if !r.started {
 			if len(p) < len(eventstream.BOM) && string(eventstream.BOM[:len(p)]) == string(p) && r.srcErr == nil {
@@ -126,7 +136,7 @@ func (r *Reader) line(line []byte) {
 		if r.hasData {
 			r.out = r.stream.Chunk(r.out, r.data)
 		}
-		r.data, r.hasData = r.data[:0], false
+		r.data, r.hasData, r.dataInBuf = r.own[:0], false, false
 		return
 	}
 	field, value, comment := eventstream.Field(line)
@@ -137,14 +147,27 @@ func (r *Reader) line(line []byte) {
 		r.out = r.stream.Fail(r.out, "api_error", "the upstream sent an event over the size bound")
 		return
 	}
-	r.data = eventstream.AppendData(r.data, r.hasData, value)
-	r.hasData = true
+	if !r.hasData {
+		// The usual event is one data line: read in place, not copied.
+		r.data, r.hasData, r.dataInBuf = value, true, true
+		return
+	}
+	if r.dataInBuf {
+		r.own = append(r.own[:0], r.data...)
+		r.data, r.dataInBuf = r.own, false
+	}
+	r.data = eventstream.AppendData(r.data, true, value)
+	r.own = r.data
 }
 
 // finish ends the stream when the upstream body ended or failed.
 func (r *Reader) finish() {
 	if len(r.buf) > 0 {
 		r.line(r.buf)
+		if r.dataInBuf {
+			r.own = append(r.own[:0], r.data...)
+			r.data, r.dataInBuf = r.own, false
+		}
 		r.buf = r.buf[:0]
 	}
 	if r.hasData {

@@ -168,11 +168,14 @@ func TestStreamAssumeOpen(t *testing.T) {
 	}
 }
 
-// TestStreamOneReadPerChunk: each upstream chunk's events come out of one
-// Read, as soon as the chunk is complete, so a proxy flushes once per chunk.
-func TestStreamOneReadPerChunk(t *testing.T) {
-	in := sse(delta(`{"content":"a"}`), delta(`{"content":"b"}`), delta(`{"content":"c"}`), finish("stop"), usageChunk, "[DONE]")
-	r := NewReader(strings.NewReader(in), NewStream(testOptions()))
+// TestReaderOneReadPerChunk: a chunk's events come out of one Read as soon
+// as the chunk is complete, without waiting for the next; what arrived
+// together leaves together.
+func TestReaderOneReadPerChunk(t *testing.T) {
+	chunks := []string{sse(delta(`{"content":"a"}`)), sse(delta(`{"content":"b"}`)), sse(delta(`{"content":"c"}`)), sse(finish("stop")) + sse(usageChunk)}
+	// Each upstream read is one chunk, but the second is cut in two.
+	pieces := []string{chunks[0], chunks[1][:20], chunks[1][20:], chunks[2], chunks[3]}
+	r := NewReader(&piecewise{pieces: pieces}, NewStream(testOptions()))
 	buf := make([]byte, 64<<10)
 	var reads []string
 	for {
@@ -184,8 +187,9 @@ func TestStreamOneReadPerChunk(t *testing.T) {
 			break
 		}
 	}
-	if len(reads) != 5 || !strings.HasPrefix(reads[0], "event: message_start") || !strings.Contains(reads[0], `"text":"a"`) ||
-		!strings.Contains(reads[1], `"text":"b"`) || !strings.HasPrefix(reads[4], "event: message_delta") {
+	if len(reads) != 4 || !strings.HasPrefix(reads[0], "event: message_start") || !strings.Contains(reads[0], `"text":"a"`) ||
+		!strings.Contains(reads[1], `"text":"b"`) || strings.Contains(reads[1], `"text":"c"`) ||
+		!strings.HasPrefix(reads[3], "event: content_block_stop") || !strings.HasSuffix(reads[3], "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n") {
 		t.Errorf("reads: %q", reads)
 	}
 }
