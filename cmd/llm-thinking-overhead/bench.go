@@ -30,7 +30,7 @@ type gatewayRun struct {
 	lockstep error    // why the lockstep check failed, nil when it passed
 	// chatLockstep is the same check on the chat-completions stream.
 	chatLockstep error
-	peakRSS  int64    // bytes
+	peakRSS      int64 // bytes
 	// startRSS is the peak resident memory once Caddy served, before the
 	// loads: what starting (and loading the registry) cost.
 	startRSS int64
