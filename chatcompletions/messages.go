@@ -32,10 +32,9 @@ func (w *requestWriter) open(role string) {
 	w.out = append(w.out, `{"role":"`+role+`","content":`...)
 }
 
-// system writes the system prompt, a string or text blocks joined by a
-// blank line.
-func (w *requestWriter) system(v gjson.Result) {
-	if text := joinText(v); len(text) > 0 {
+// system writes the system prompt, when there is one.
+func (w *requestWriter) system(text []byte) {
+	if len(text) > 0 {
 		w.open("system")
 		w.out = append(jsonstr.Quote(w.out, text), '}')
 	}
@@ -63,8 +62,7 @@ func joinText(v gjson.Result) []byte {
 func (w *requestWriter) message(m gjson.Result) {
 	switch m.Get("role").Str {
 	case "system":
-		w.answerPending()
-		w.system(m.Get("content"))
+		// Joined into the first message (see TranslateRequest).
 	case "assistant":
 		w.answerPending()
 		w.assistant(m.Get("content"))

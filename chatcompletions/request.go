@@ -63,7 +63,22 @@ func TranslateRequest(body []byte, opts RequestOptions) (Translated, error) {
 	out = jsonstr.Quote(out, []byte(model))
 	out = append(out, `,"messages":[`...)
 	w.out = out
-	w.system(root.Get("system"))
+	// One system message, first: Claude Code sends system messages inside
+	// messages too (after the first user message, for models it does not
+	// know), and chat templates such as Qwen3's refuse a system message
+	// anywhere but first.
+	system := joinText(root.Get("system"))
+	for _, m := range messages.Array() {
+		if m.Get("role").Str == "system" {
+			if text := joinText(m.Get("content")); len(text) > 0 {
+				if len(system) > 0 {
+					system = append(system, "\n\n"...)
+				}
+				system = append(system, text...)
+			}
+		}
+	}
+	w.system(system)
 	for _, m := range messages.Array() {
 		w.message(m)
 	}

@@ -78,8 +78,8 @@ func TestTranslateRequestShapes(t *testing.T) {
 	tests := []struct{ name, body, want string }{
 		{"string system and content", `{"model":"m","system":"S","messages":[{"role":"user","content":"hi"}]}`,
 			`{"model":"m","messages":[{"role":"system","content":"S"},{"role":"user","content":"hi"}]}`},
-		{"a system message inside messages", `{"model":"m","messages":[{"role":"system","content":"S"},{"role":"user","content":"hi"}]}`,
-			`{"model":"m","messages":[{"role":"system","content":"S"},{"role":"user","content":"hi"}]}`},
+		{"system messages inside messages join the first", `{"model":"m","system":"S","messages":[{"role":"user","content":"hi"},{"role":"system","content":[{"type":"text","text":"Env"}]}]}`,
+			`{"model":"m","messages":[{"role":"system","content":"S\n\nEnv"},{"role":"user","content":"hi"}]}`},
 		{"tool choices", `{"model":"m","messages":[],"tool_choice":{"type":"tool","name":"Bash"}}`, `"tool_choice":{"type":"function","function":{"name":"Bash"}}`},
 		{"tool choice none", `{"model":"m","messages":[],"tool_choice":{"type":"none"}}`, `"tool_choice":"none"`},
 		{"an unanswered call is answered", `{"model":"m","messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}]},{"role":"user","content":"stop"}]}`,

@@ -70,6 +70,7 @@ type ChatUpstream struct {
 	key       string
 	fail      []scriptedFailure
 	model     string
+	observe   func(Received)
 }
 
 // scriptedFailure is an error the next request gets.
@@ -118,6 +119,14 @@ func (u *ChatUpstream) ServeModel(model string) {
 	u.model = model
 }
 
+// OnAnswered calls f with every request, and the answer it got, once
+// answered; a program that runs the mock uses it to show what arrived.
+func (u *ChatUpstream) OnAnswered(f func(Received)) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.observe = f
+}
+
 // FailNext makes the next request get status with body as it is.
 func (u *ChatUpstream) FailNext(status int, body string) {
 	u.mu.Lock()
@@ -139,6 +148,16 @@ func (u *ChatUpstream) Requests() []Received {
 	return out
 }
 
+// answered passes request i, answered now, to the observer.
+func (u *ChatUpstream) answered(i int) {
+	u.mu.Lock()
+	f := u.observe
+	u.mu.Unlock()
+	if reqs := u.Requests(); f != nil && i < len(reqs) {
+		f(reqs[i])
+	}
+}
+
 // Reasoning returns the reasoning of the n-th answer (from 1).
 func (u *ChatUpstream) Reasoning(n int) string { return fmt.Sprintf("%s reasoning %d.", u.name, n) }
 
@@ -147,6 +166,7 @@ func (u *ChatUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &Received{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header.Clone(), Body: body}
 	u.mu.Lock()
 	u.received = append(u.received, rec)
+	defer u.answered(len(u.received) - 1)
 	var failure *scriptedFailure
 	if len(u.fail) > 0 {
 		failure = &u.fail[0]

@@ -23,7 +23,13 @@ func (u *ChatUpstream) compose(req *chatRequest, n int) chatReply {
 	if strings.Contains(req.lastText(), "[tool]") && len(req.Tools) > 0 {
 		rep.call.ID = fmt.Sprintf("call_%s_%d", u.name, n)
 		rep.call.Type = "function"
+		// Claude Code offers many tools: Bash when it is one.
 		rep.call.Function.Name = req.Tools[0].Function.Name
+		for _, t := range req.Tools {
+			if t.Function.Name == "Bash" {
+				rep.call.Function.Name = "Bash"
+			}
+		}
 		rep.call.Function.Arguments = fmt.Sprintf(`{"command":"echo %s"}`, u.name)
 		return rep
 	}

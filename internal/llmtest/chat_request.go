@@ -132,7 +132,12 @@ func (u *ChatUpstream) violation(req *chatRequest) string {
 			return "An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: " + strings.Join(pending, ", ")
 		}
 		switch m.Role {
-		case "system", "user":
+		case "system":
+			if i > 0 {
+				// As Qwen3's chat template refuses it.
+				return "System message must be at the beginning."
+			}
+		case "user":
 		case "tool":
 			k := indexOf(pending, m.ToolCallID)
 			if k < 0 {
@@ -188,9 +193,13 @@ func indexOf(s []string, v string) int {
 	return -1
 }
 
-// lastText returns the text of the last message, whatever its role.
+// lastText returns the text of the last message that is not a system
+// message.
 func (r *chatRequest) lastText() string {
 	m := r.Messages[len(r.Messages)-1]
+	for i := len(r.Messages) - 1; i >= 0 && m.Role == "system"; i-- {
+		m = r.Messages[i]
+	}
 	var s string
 	if json.Unmarshal(m.Content, &s) == nil {
 		return s
