@@ -11,13 +11,20 @@ import (
 // stream with an error event.
 const MaxChunk = 4 << 20
 
+// maxTrailer bounds what is read of an upstream stream after the message
+// ended: its [DONE] and the end of its body, read so that the connection
+// can serve another request, as it would after a relay.
+const maxTrailer = 64 << 10
+
 // Reader reads a chat-completions event stream from an upstream body and
 // yields the Messages stream Stream makes of it. A Read returns the events
 // of every upstream event complete so far, as soon as one is, and never
 // waits for more while it has some: a proxy that flushes after each Read
 // flushes each upstream chunk's events together and at once, as it would
-// relay the chunk itself. It ends (io.EOF) after message_stop or an error event; an upstream that
-// fails or ends early gives an error event first, never a bare end.
+// relay the chunk itself. It ends (io.EOF) after message_stop, once it
+// read what the upstream still sends (see maxTrailer), or after an error
+// event; an upstream that fails or ends early gives an error event first,
+// never a bare end.
 type Reader struct {
 	src    io.Reader
 	stream *Stream
@@ -55,8 +62,14 @@ func (r *Reader) Read(p []byte) (int, error) {
 }
 
 // next reads upstream until at least one event gave output, or the
-// stream ended.
+// stream ended. Once the message ended and its last events were returned,
+// it reads what is left of the upstream body ([DONE], the body's end) up
+// to maxTrailer, and the Reader ends with it.
 func (r *Reader) next() {
+	if r.stream.Done() && !r.ended {
+		r.trailer()
+		return
+	}
 	for len(r.out) == 0 && !r.ended {
 		if r.lines() {
 			continue
@@ -124,10 +137,16 @@ func (r *Reader) lines() bool {
 		r.line(p[:end])
 		start += next
 	}
-	if r.stream.Done() {
-		r.ended = true
-	}
 	return read
+}
+
+// trailer reads the rest of the upstream body after the message ended.
+func (r *Reader) trailer() {
+	r.ended = true
+	if r.srcErr != nil {
+		return
+	}
+	_, _ = io.CopyN(io.Discard, r.src, maxTrailer)
 }
 
 // line handles one line of the upstream stream.
