@@ -266,8 +266,10 @@ func (s *Stream) text(dst, text []byte) []byte {
 		return dst
 	}
 	if s.open != textBlock {
-		if isBlank(text) && len(s.space)+len(text) <= maxHeldSpace {
-			s.space = append(s.space, text...)
+		if isBlank(text) {
+			// Held, up to a bound past which whitespace is dropped: it
+			// never opens a block by itself.
+			s.space = append(s.space, text[:min(len(text), maxHeldSpace-len(s.space))]...)
 			return dst
 		}
 		// Whitespace between another block and the text (the "\n\n" after

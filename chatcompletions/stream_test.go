@@ -221,3 +221,13 @@ func quote(s string) string {
 	b.WriteByte('"')
 	return b.String()
 }
+
+// TestStreamLongWhitespace: whitespace past the bound held before a text
+// block never opens a blank block.
+func TestStreamLongWhitespace(t *testing.T) {
+	ws := strings.Repeat(`\n`, 3000)
+	a, err := checkStream(translate(testOptions(), sse(delta(`{"content":"`+ws+`"}`), delta(`{"content":"`+ws+`"}`), finish("stop"))))
+	if err != nil || len(a.Blocks) != 0 {
+		t.Errorf("%v %s", err, a.summary())
+	}
+}
