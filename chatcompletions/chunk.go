@@ -28,19 +28,18 @@ func parseChunk(data []byte, c *chunk) bool {
 		return false
 	}
 	var buf [32]byte
-	it := jsonscan.Members(data, 0)
-	for key, at, ok := it.Next(); ok; key, at, ok = it.Next() {
-		name := jsonscan.Name(key, &buf)
+	m := objectAt(data, 0)
+	for key, at, ok := m.next(); ok; key, at, ok = m.next() {
+		name := keyName(key, &buf)
 		if string(name) == "choices" && data[at] == '[' {
 			// Walked once, not skipped and walked again.
-			it.SetEnd(c.choices(data, at))
+			m.after(c.choices(data, at))
 			continue
 		}
-		end, ok := it.Skip()
+		v, ok := m.skip(at)
 		if !ok {
 			break
 		}
-		v := data[at:end]
 		switch string(name) {
 		case "id":
 			c.id = stringLit(v)
@@ -54,7 +53,7 @@ func parseChunk(data []byte, c *chunk) bool {
 			}
 		}
 	}
-	return it.Err() == nil && jsonscan.SkipSpace(data, it.End()) == len(data) && !c.bad
+	return !m.bad && !c.bad && jsonscan.SkipSpace(data, m.end) == len(data)
 }
 
 // literal returns v when it is a valid string literal, else nil; a literal
@@ -82,26 +81,26 @@ func (c *chunk) choices(data []byte, at int) int {
 			continue
 		}
 		c.seen = true
-		it := jsonscan.Members(data, v)
-		for key, dv, ok := it.Next(); ok; key, dv, ok = it.Next() {
-			name := jsonscan.Name(key, &buf)
+		m := objectAt(data, v)
+		for key, dv, ok := m.next(); ok; key, dv, ok = m.next() {
+			name := keyName(key, &buf)
 			if (string(name) == "delta" || string(name) == "message") && data[dv] == '{' {
-				it.SetEnd(c.delta(data, dv))
+				m.after(c.delta(data, dv))
 				continue
 			}
-			end, ok := it.Skip()
+			fv, ok := m.skip(dv)
 			if !ok {
 				break
 			}
 			if string(name) == "finish_reason" {
-				c.finish = stringLit(data[dv:end])
+				c.finish = stringLit(fv)
 			}
 		}
-		if it.Err() != nil {
+		if m.bad {
 			c.bad = true
 			return len(data)
 		}
-		el.SetEnd(it.End())
+		el.SetEnd(m.end)
 	}
 	if el.Err() != nil {
 		c.bad = true
@@ -115,9 +114,13 @@ func (c *chunk) choices(data []byte, at int) int {
 func (c *chunk) delta(data []byte, at int) int {
 	var buf [32]byte
 	var reasoning []byte
-	it := jsonscan.Members(data, at)
-	for key, v, ok := it.Item(); ok; key, v, ok = it.Item() {
-		switch string(jsonscan.Name(key, &buf)) {
+	m := objectAt(data, at)
+	for key, vs, ok := m.next(); ok; key, vs, ok = m.next() {
+		v, ok := m.skip(vs)
+		if !ok {
+			break
+		}
+		switch string(keyName(key, &buf)) {
 		case "content":
 			c.content = nonEmpty(c.literal(v))
 		case "reasoning_content":
@@ -142,11 +145,11 @@ func (c *chunk) delta(data []byte, at int) int {
 	case reasoning != nil:
 		c.reasoning, c.details = reasoning, nil
 	}
-	if it.Err() != nil {
+	if m.bad {
 		c.bad = true
 		return len(data)
 	}
-	return it.End()
+	return m.end
 }
 
 // stringLit returns v when it is a string literal, else nil.
@@ -176,7 +179,7 @@ func detailText(item []byte) []byte {
 	var text []byte
 	it := jsonscan.Members(item, 0)
 	for key, v, ok := it.Item(); ok; key, v, ok = it.Item() {
-		switch string(jsonscan.Name(key, &buf)) {
+		switch string(keyName(key, &buf)) {
 		case "text", "summary":
 			if t := nonEmpty(stringLit(v)); t != nil && jsonscan.Valid(t) {
 				text = t
@@ -202,7 +205,7 @@ func (c *chunk) parseToolCall(v []byte, position int) (toolCallDelta, bool) {
 	var buf [32]byte
 	it := jsonscan.Members(v, 0)
 	for key, v, ok := it.Item(); ok; key, v, ok = it.Item() {
-		switch string(jsonscan.Name(key, &buf)) {
+		switch string(keyName(key, &buf)) {
 		case "index":
 			if n, ok := index(v); ok {
 				d.index, d.hasIndex = n, true
