@@ -200,11 +200,3 @@ func (r *Reader) finish() {
 	}
 	r.ended = true
 }
-
-// Close closes the upstream body when it is a Closer.
-func (r *Reader) Close() error {
-	if c, ok := r.src.(io.Closer); ok {
-		return c.Close()
-	}
-	return nil
-}

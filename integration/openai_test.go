@@ -42,6 +42,7 @@ func testOpenAIToolLoop(t *testing.T, f llmtest.ChatFlavor, reasoning string, st
 		"transport openai {\n\t\t\tmodel claude-* served-model\n\t\t\treasoning "+reasoning+"\n\t\t}"))
 	chat := g.chats["chat"]
 	chat.RequireKey("sk-test")
+	chat.ServeModel("served-model")
 	ok := okTurns(t)
 	c := g.conversation("openai-loop")
 	c.Stream = stream
