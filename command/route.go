@@ -1,6 +1,7 @@
 package command
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"strconv"
@@ -254,4 +255,19 @@ func dials(p proxy) []string {
 		}
 	}
 	return out
+}
+
+// transportOf returns a reverse_proxy handler's transport protocol ("http"
+// when it names none) and its model map, in order.
+func transportOf(p proxy) (string, []modelMap) {
+	t, _ := p.handler["transport"].(map[string]any)
+	protocol := cmp.Or(str(t, "protocol"), "http")
+	list, _ := t["models"].([]any)
+	var models []modelMap
+	for _, m := range list {
+		if obj, ok := m.(map[string]any); ok {
+			models = append(models, modelMap{Match: str(obj, "match"), Model: str(obj, "model")})
+		}
+	}
+	return protocol, models
 }

@@ -67,6 +67,18 @@ type proxyStatus struct {
 	SelectedBy []string `json:"selected_by,omitempty"`
 	// Upstreams are the dial addresses of its upstreams.
 	Upstreams []string `json:"upstreams"`
+	// Protocol is its transport: "http" (the default), "openai" (chat
+	// completions), "anthropic" (model names mapped), or another module.
+	Protocol string `json:"protocol"`
+	// Models is the transport's model map, in order; absent when it has
+	// none.
+	Models []modelMap `json:"models,omitempty"`
+}
+
+// modelMap is one mapping of a transport's model map.
+type modelMap struct {
+	Match string `json:"match"`
+	Model string `json:"model"`
 }
 
 // registryStats is one registry of GET /llm_thinking/stats: the module's
@@ -130,7 +142,8 @@ func statusOf(r *route) handlerStatus {
 		s.BackendVar = r.backendVar
 	}
 	for _, p := range r.proxies {
-		s.Proxies = append(s.Proxies, proxyStatus{SelectedBy: p.selectedBy, Upstreams: dials(p)})
+		protocol, models := transportOf(p)
+		s.Proxies = append(s.Proxies, proxyStatus{SelectedBy: p.selectedBy, Upstreams: dials(p), Protocol: protocol, Models: models})
 	}
 	return s
 }
@@ -191,13 +204,21 @@ func describe(h handlerStatus) string {
 }
 
 // upstreams lists the upstreams of a route's reverse_proxy handlers, each
-// after the backend names that select it.
+// after the backend names that select it, with its protocol and model map
+// when it speaks another than plain http.
 func upstreams(proxies []proxyStatus) string {
 	var parts []string
 	for _, p := range proxies {
 		addrs := dash(strings.Join(p.Upstreams, ", "))
 		if p.SelectedBy != nil {
 			addrs = strings.Join(p.SelectedBy, "|") + ": " + addrs
+		}
+		if p.Protocol != "http" || len(p.Models) > 0 {
+			desc := []string{p.Protocol}
+			for _, m := range p.Models {
+				desc = append(desc, m.Match+" -> "+m.Model)
+			}
+			addrs += " [" + strings.Join(desc, ", ") + "]"
 		}
 		parts = append(parts, addrs)
 	}

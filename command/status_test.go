@@ -24,11 +24,11 @@ const threeRoutes = `{
 					{"handler": "llm_thinking", "backend": "{http.vars.llm_backend}", "mode": "convert_to_text", "registry": "status_a", "max_blocks": 12345678901, "persist": false}
 				]},
 				{"match": [{"vars": {"llm_backend": ["anthropic"]}}], "handle": [{"handler": "reverse_proxy", "upstreams": [{"dial": "10.0.0.1:443"}]}]},
-				{"match": [{"vars": {"{vars.llm_backend}": ["zai", "glm"]}}], "handle": [{"handler": "reverse_proxy", "upstreams": [{"dial": "10.0.0.2:443"}]}]}
+				{"match": [{"vars": {"{vars.llm_backend}": ["zai", "glm"]}}], "handle": [{"handler": "reverse_proxy", "transport": {"protocol": "openai", "models": [{"match": "claude-*", "model": "glm-4.6"}]}, "upstreams": [{"dial": "10.0.0.2:443"}]}]}
 			]}]},
 			{"match": [{"path": ["/local/*"]}], "handle": [
 				{"handler": "llm_thinking", "registry": "status_b", "persist": false},
-				{"handler": "reverse_proxy", "upstreams": [{"dial": "10.0.0.3:11434"}, {"dial": "10.0.0.4:11434"}]}
+				{"handler": "reverse_proxy", "transport": {"protocol": "anthropic", "models": [{"match": "*", "model": "qwen3-coder"}]}, "upstreams": [{"dial": "10.0.0.3:11434"}, {"dial": "10.0.0.4:11434"}]}
 			]}
 		]},
 		"by_header": {"listen": ["127.0.0.1:%[3]d"], "routes": [
@@ -50,8 +50,8 @@ func loadThreeRoutes(t *testing.T) {
 
 const threeRoutesStatus = `SERVER     ROUTE                                         ID      BACKEND                          MODE             REGISTRY  UPSTREAMS
 by_header  /config/apps/http/servers/by_header/routes/0  -       {http.request.header.X-Backend}  strip            status_b  10.0.0.5:8080
-gateway    /config/apps/http/servers/gateway/routes/0    claude  anthropic (vars llm_backend)     convert_to_text  status_a  anthropic: 10.0.0.1:443; zai|glm: 10.0.0.2:443
-gateway    /config/apps/http/servers/gateway/routes/1    -       (upstream dialed)                strip            status_b  10.0.0.3:11434, 10.0.0.4:11434
+gateway    /config/apps/http/servers/gateway/routes/0    claude  anthropic (vars llm_backend)     convert_to_text  status_a  anthropic: 10.0.0.1:443; zai|glm: 10.0.0.2:443 [openai, claude-* -> glm-4.6]
+gateway    /config/apps/http/servers/gateway/routes/1    -       (upstream dialed)                strip            status_b  10.0.0.3:11434, 10.0.0.4:11434 [anthropic, * -> qwen3-coder]
 
 REGISTRY  BLOCKS  CONFIRMED  UNCONFIRMED  CONVERSATIONS  THREADS  SWITCHES  RETRIES  REFUSALS  PERSIST
 status_a  0       0          0            0              0        0         0        0         off
@@ -104,7 +104,8 @@ func TestStatusJSON(t *testing.T) {
         {
           "upstreams": [
             "10.0.0.5:8080"
-          ]
+          ],
+          "protocol": "http"
         }
       ]
     },
@@ -124,7 +125,8 @@ func TestStatusJSON(t *testing.T) {
           ],
           "upstreams": [
             "10.0.0.1:443"
-          ]
+          ],
+          "protocol": "http"
         },
         {
           "selected_by": [
@@ -133,6 +135,13 @@ func TestStatusJSON(t *testing.T) {
           ],
           "upstreams": [
             "10.0.0.2:443"
+          ],
+          "protocol": "openai",
+          "models": [
+            {
+              "match": "claude-*",
+              "model": "glm-4.6"
+            }
           ]
         }
       ]
@@ -147,6 +156,13 @@ func TestStatusJSON(t *testing.T) {
           "upstreams": [
             "10.0.0.3:11434",
             "10.0.0.4:11434"
+          ],
+          "protocol": "anthropic",
+          "models": [
+            {
+              "match": "*",
+              "model": "qwen3-coder"
+            }
           ]
         }
       ]

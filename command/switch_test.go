@@ -131,7 +131,7 @@ func TestSwitchByIDAndPath(t *testing.T) {
 	}
 	for path, want := range map[string]string{
 		"/config/apps/http/servers/gateway/routes/0/handle/0/routes/0/handle": `[{"handler":"vars","llm_backend":"glm"},{"backend":"{http.vars.llm_backend}","handler":"llm_thinking","max_blocks":12345678901,"mode":"convert_to_text","persist":false,"registry":"status_a"}]`,
-		"/config/apps/http/servers/gateway/routes/1/handle":                   `[{"backend":"ollama","handler":"llm_thinking","persist":false,"registry":"status_b"},{"handler":"reverse_proxy","upstreams":[{"dial":"10.0.0.9:11434"}]}]`,
+		"/config/apps/http/servers/gateway/routes/1/handle":                   `[{"backend":"ollama","handler":"llm_thinking","persist":false,"registry":"status_b"},{"handler":"reverse_proxy","transport":{"models":[{"match":"*","model":"qwen3-coder"}],"protocol":"anthropic"},"upstreams":[{"dial":"10.0.0.9:11434"}]}]`,
 	} {
 		if got := strings.TrimSpace(getConfig(t, path)); got != want {
 			t.Errorf("%s is\n%s\nwant\n%s", path, got, want)

@@ -21,9 +21,10 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
 )
 
-// adminAddr is Caddy's admin endpoint for the tests: a free port, never
-// caddytest's fixed one, which the root package's tests bind while go test
-// runs this package beside them.
+// adminAddr is Caddy's admin endpoint for the tests, on a port free when
+// they start: never caddytest's fixed one, which the root package's tests
+// bind beside this package, and Caddy listens with SO_REUSEPORT, so a fixed
+// port would share its connections with any other test run on the machine.
 var adminAddr string
 
 // server is the Caddy all tests share.
@@ -52,6 +53,9 @@ type gateway struct {
 	gatewaytest.Site
 	t         *testing.T
 	upstreams map[string]*llmtest.Upstream
+	// chats are the chat-completions upstreams, reached through
+	// transport openai (see withChat).
+	chats map[string]*llmtest.ChatUpstream
 	// transport serves this test's clients. load drops its idle
 	// connections, which the reload closes on the server side.
 	transport gatewaytest.Transport

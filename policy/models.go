@@ -78,3 +78,7 @@ func runeLen(s string) int {
 	}
 	return len(s)
 }
+
+// Match reports whether model matches the glob pattern, by the rules of
+// Models; the transports map model names with it.
+func Match(pattern, model string) bool { return matchGlob(pattern, model) }

@@ -259,7 +259,7 @@ func (p *Policy) plan(req Request, r *replay) Plan {
 		d := Decision{Kind: b.Kind, Message: int32(b.Message), Index: int32(b.Index), Key: b.Key, Origin: adm.Origins[i]}
 		d.Action, d.Reason = p.decide(d.Origin, pl.Target, adm.Mixed, adm.Refused[i], r.cautious())
 		if b.Synthesized {
-			d.Action, d.Reason = p.decideSynthesized(d, pl.Target)
+			d.Action, d.Reason = p.decideSynthesized(d, pl.Target, b.Reasoning)
 		}
 		if !pl.ThinkingCapable {
 			d.Action, d.Reason = thinking.Strip, ReasonModelNotCapable
@@ -316,14 +316,17 @@ func (p *Policy) decide(origin, target string, mixed, refused, replay bool) (thi
 // think tags: it goes only to the backend that produced it, as it
 // expects it (see SynthesizedAsTags); its signature is this module's, which
 // any backend that checks signatures refuses, so a synthesized block whose
-// producer is not known to be the target is foreign.
-func (p *Policy) decideSynthesized(d Decision, target string) (thinking.Action, Reason) {
+// producer is not known to be the target is foreign. A block made from a
+// chat-completions server's reasoning (reasoning) always goes back as a
+// thinking block: the transport that made it puts it where its server
+// reads reasoning.
+func (p *Policy) decideSynthesized(d Decision, target string, reasoning bool) (thinking.Action, Reason) {
 	switch {
 	case d.Origin == "" || d.Origin != target:
 		return p.Foreign, ReasonForeign
 	case d.Action != thinking.Keep:
 		return d.Action, d.Reason
-	case p.SynthesizedAsTags:
+	case p.SynthesizedAsTags && !reasoning:
 		return thinking.KeepAsTags, ReasonOwnAsTags
 	}
 	return d.Action, d.Reason

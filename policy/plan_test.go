@@ -253,3 +253,28 @@ func TestSynthesizedBlocksGoOnlyToTheirProducer(t *testing.T) {
 		})
 	}
 }
+
+// TestReasoningBlocksGoBackAsThinking: a block made from a chat-completions
+// server's reasoning goes to its producer as the thinking block it is, even
+// where think-tag blocks go back as tags, and to nobody else.
+func TestReasoningBlocksGoBackAsThinking(t *testing.T) {
+	const sig = "llmthinking.v1.reasoning.mac"
+	body := []byte(`{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[` +
+		`{"type":"thinking","thinking":"plan","signature":"` + sig + `"},{"type":"text","text":"x"}]},{"role":"user","content":"go on"}],"stream":true}`)
+	var h block.Hasher
+	h.Write([]byte("plan"))
+	key := h.Thinking([]byte(sig))
+	for _, tt := range []struct {
+		target string
+		action thinking.Action
+	}{{"deepseek", thinking.Keep}, {"anthropic", thinking.Strip}} {
+		p := newPolicy()
+		p.SynthesizedAsTags = true
+		p.Register(0, "deepseek", "m", []streaming.Block{{Kind: block.Thinking, Key: key}})
+		pl := p.Plan(Request{Body: body, Header: session("s1"), Backend: tt.target})
+		if len(pl.Decisions) != 1 || pl.Decisions[0].Action != tt.action {
+			t.Errorf("to %s: decisions %+v, want %v", tt.target, pl.Decisions, tt.action)
+		}
+		pl.Release()
+	}
+}

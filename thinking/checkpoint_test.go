@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 )
 
 // follow returns the Finder of a request that continues the one whose
@@ -67,6 +69,9 @@ func sameState(t *testing.T, got, want *Request) {
 func TestResumeReadsTheNextRequestAsParseDoes(t *testing.T) {
 	bodies := [][]byte{fixtureOfSize(t, 64<<10), fixture(t, "capture-3-continue-replays-thinking.json"),
 		[]byte(obj(model, messages(user("hi"), assistant(th("a", "s1"), text("x")), user("go")), enabled)),
+		// Blocks this module made, from think tags and from reasoning.
+		[]byte(obj(model, messages(user("hi"), assistant(th("a", block.SynthesizedPrefix+"x"), text("x")), user("go"),
+			assistant(th("b", block.ReasoningPrefix+"y"), text("y")), user("more")), enabled)),
 		// Members that change the reading of the body before the messages.
 		[]byte(obj(enabled, clearOnly, `"metadata":{"user_id":"u"}`, stream, messages(user("hi"), assistant(th("a", "s1"), toolUse("t")), toolResult("t"))))}
 	for bi, body := range bodies {

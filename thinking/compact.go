@@ -71,18 +71,18 @@ func (c cpart) at(base int) part {
 
 // cblock is a Block, compact.
 type cblock struct {
-	kind           block.Kind
-	synthesized    bool
-	message, index int32
-	key            block.Key
+	kind                   block.Kind
+	synthesized, reasoning bool
+	message, index         int32
+	key                    block.Key
 }
 
 func compactBlock(b Block) cblock {
-	return cblock{kind: b.Kind, synthesized: b.Synthesized, message: int32(b.Message), index: int32(b.Index), key: b.Key}
+	return cblock{kind: b.Kind, synthesized: b.Synthesized, reasoning: b.Reasoning, message: int32(b.Message), index: int32(b.Index), key: b.Key}
 }
 
 func (c cblock) expand() Block {
-	return Block{Kind: c.kind, Synthesized: c.synthesized, Message: int(c.message), Index: int(c.index), Key: c.key}
+	return Block{Kind: c.kind, Synthesized: c.synthesized, Reasoning: c.reasoning, Message: int(c.message), Index: int(c.index), Key: c.key}
 }
 
 // cmember is a top-level member, compact.

@@ -23,8 +23,13 @@ type Block struct {
 	// redacted data), as the response that produced it was keyed.
 	Key block.Key
 	// Synthesized marks a block this module made from a backend's <think>
-	// tags (see block.SynthesizedPrefix).
+	// tags or from a chat-completions server's reasoning (see
+	// block.SynthesizedPrefix).
 	Synthesized bool
+	// Reasoning marks a synthesized block made from a chat-completions
+	// server's reasoning (see block.ReasoningPrefix): its producer reads it
+	// back as a thinking block, never as tags.
+	Reasoning bool
 }
 
 // Request is the structure of one Messages request body, as far as this
@@ -590,8 +595,10 @@ func (r *Request) addBlock(p *part, f block.Fields, msg, index int) error {
 		return syntaxError(p.span.Start, "string fields in a thinking block")
 	}
 	p.block = len(r.blocks)
+	sig := f.Signature.Of(r.body)
+	thinking := f.Kind == block.Thinking
 	r.blocks = append(r.blocks, Block{Kind: f.Kind, Message: msg, Index: index, Key: key,
-		Synthesized: f.Kind == block.Thinking && block.IsSynthesized(f.Signature.Of(r.body))})
+		Synthesized: thinking && block.IsSynthesized(sig), Reasoning: thinking && block.IsReasoning(sig)})
 	return nil
 }
 

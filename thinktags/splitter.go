@@ -83,6 +83,9 @@ func (s *Splitter) Altered() bool { return s.altered }
 // Holding reports whether bytes are held back for the next piece.
 func (s *Splitter) Holding() bool { return s.npend > 0 }
 
+// Inside reports whether the text so far ends inside a think section.
+func (s *Splitter) Inside() bool { return s.inside }
+
 // Left returns how many more sections may open.
 func (s *Splitter) Left() int { return s.left }
 

@@ -28,7 +28,9 @@ type bench struct {
 type gatewayRun struct {
 	samples  []sample // by load, in the order of loads.all
 	lockstep error    // why the lockstep check failed, nil when it passed
-	peakRSS  int64    // bytes
+	// chatLockstep is the same check on the chat-completions stream.
+	chatLockstep error
+	peakRSS      int64 // bytes
 	// startRSS is the peak resident memory once Caddy served, before the
 	// loads: what starting (and loading the registry) cost.
 	startRSS int64
@@ -98,7 +100,8 @@ func (b *bench) runRound(round int) ([2]gatewayRun, error) {
 	}
 	for via := range gateways {
 		var err error
-		runs[via].lockstep = clients[via].lockstep(b.pacer, b.loads.stream.reply)
+		runs[via].lockstep = clients[via].lockstep(b.pacer, lockstepPath, b.loads.stream.reply)
+		runs[via].chatLockstep = clients[via].lockstep(b.pacer, lockstepChatPath, b.loads.chat.answer(gateways[via]))
 		if runs[via].peakRSS, err = peakRSS(procs[via].pid()); err != nil {
 			return runs, err
 		}

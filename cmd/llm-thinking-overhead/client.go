@@ -83,8 +83,9 @@ func (c *client) send(l *load) (time.Duration, error) {
 			return 0, fmt.Errorf("%s: read the answer after %d bytes: %w", path, n, err)
 		}
 	}
-	if n != len(l.reply.body) || !bytes.Equal(h.Sum(nil), l.reply.sum[:]) {
-		return 0, fmt.Errorf("%s: the answer arrived incomplete or changed: %d bytes, the upstream sent %d", path, n, len(l.reply.body))
+	want := l.answer(c.gateway)
+	if n != len(want.body) || !bytes.Equal(h.Sum(nil), want.sum[:]) {
+		return 0, fmt.Errorf("%s: the answer arrived incomplete or changed: %d bytes, want %d", path, n, len(want.body))
 	}
 	return first, nil
 }

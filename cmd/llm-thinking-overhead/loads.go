@@ -39,6 +39,11 @@ type load struct {
 	// foreign marks the blocks foreignBackend produced: llm_thinking must
 	// remove exactly these.
 	foreign []bool
+	// chatRequest and translated are, for the chat-completions load, the
+	// request transport openai sends the upstream and the answer it gives
+	// the client (see chat.go); nil for the others.
+	chatRequest []byte
+	translated  *reply
 }
 
 // session is the load's X-Claude-Code-Session-Id. Each load is a
@@ -47,16 +52,17 @@ type load struct {
 // other's blocks unknown.
 func (l *load) session() string { return "bench-" + l.slug }
 
-// loads are the five loads, by what the targets ask of each.
+// loads are the six loads, by what the targets ask of each.
 type loads struct {
 	unchanged256, unchanged1M *load // nothing to change
 	switched256, switched1M   *load // after a switch
 	stream                    *load
+	chat                      *load // a chat-completions stream, translated by transport openai
 }
 
 // all returns the loads in the order the report lists them.
 func (ls loads) all() []*load {
-	return []*load{ls.unchanged256, ls.unchanged1M, ls.switched256, ls.switched1M, ls.stream}
+	return []*load{ls.unchanged256, ls.unchanged1M, ls.switched256, ls.switched1M, ls.stream, ls.chat}
 }
 
 // buildLoads grows the captured session into the four session loads and
@@ -85,6 +91,9 @@ func buildLoads() (loads, error) {
 		slug:  "sse",
 		body:  streamRequest,
 		reply: sseReply(streamEvents),
+	}
+	if ls.chat, err = chatLoad(); err != nil {
+		return loads{}, err
 	}
 	return ls, nil
 }
@@ -134,6 +143,9 @@ func (l *load) origin(i int) string {
 // through g: the body byte for byte, but through llm_thinking without its
 // foreign blocks.
 func (l *load) expectation(g gateway) expectation {
+	if l.chatRequest != nil {
+		return newSameBytes(l.upstreamBody(g))
+	}
 	var kept []json.RawMessage
 	for i, b := range l.blocks {
 		if !l.foreign[i] {

@@ -13,8 +13,8 @@ const lockstepSession = "bench-lockstep"
 // answer event by event, telling the pacer after each one: the upstream
 // writes an event only once the client read the one before, so the check
 // passes only when the gateway forwards every event in its own flush.
-func (c *client) lockstep(p *pacer, want *reply) error {
-	resp, err := c.post(lockstepPath, lockstepSession, streamRequest)
+func (c *client) lockstep(p *pacer, path string, want *reply) error {
+	resp, err := c.post(path, lockstepSession, streamRequest)
 	if err != nil {
 		return err
 	}

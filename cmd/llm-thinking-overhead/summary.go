@@ -20,6 +20,10 @@ type summary struct {
 	peakRSS    [2]int64
 	startRSS   [2]int64 // peak once started, before the loads
 	lockstep   [2]lockstepResult
+	// chatTTFB and chatLockstep are the same for the chat-completions
+	// stream, relayed by plain and translated through llm_thinking.
+	chatTTFB     [2]time.Duration
+	chatLockstep [2]lockstepResult
 	// registryBlocks is the fewest blocks llm_thinking's registry held
 	// at a start.
 	registryBlocks int
@@ -51,10 +55,20 @@ type lockstepResult struct {
 	failure        error // the first, if any
 }
 
+// add counts one round's check.
+func (r *lockstepResult) add(err error) {
+	r.rounds++
+	if err == nil {
+		r.passed++
+	} else if r.failure == nil {
+		r.failure = err
+	}
+}
+
 // summarize takes the medians of the rounds' results.
 func summarize(ls loads, rs results, window time.Duration) summary {
 	s := summary{rounds: len(rs[viaPlain]), window: window, loads: ls, perLoad: make(map[*load]loadSummary)}
-	stream := slices.Index(ls.all(), ls.stream)
+	stream, chat := slices.Index(ls.all(), ls.stream), slices.Index(ls.all(), ls.chat)
 	for i, l := range ls.all() {
 		ld := loadSummary{load: l}
 		for via, runs := range rs {
@@ -69,19 +83,17 @@ func summarize(ls loads, rs results, window time.Duration) summary {
 		s.perLoad[l] = ld
 	}
 	for via, runs := range rs {
-		var ttfb []time.Duration
+		var ttfb, chatTTFB []time.Duration
 		var rss, start []int64
-		s.lockstep[via].rounds = len(runs)
 		for _, r := range runs {
 			ttfb = append(ttfb, r.samples[stream].ttfb)
+			chatTTFB = append(chatTTFB, r.samples[chat].ttfb)
 			rss, start = append(rss, r.peakRSS), append(start, r.startRSS)
-			if r.lockstep == nil {
-				s.lockstep[via].passed++
-			} else if s.lockstep[via].failure == nil {
-				s.lockstep[via].failure = r.lockstep
-			}
+			s.lockstep[via].add(r.lockstep)
+			s.chatLockstep[via].add(r.chatLockstep)
 		}
 		s.streamTTFB[via], s.peakRSS[via], s.startRSS[via] = median(ttfb), median(rss), median(start)
+		s.chatTTFB[via] = median(chatTTFB)
 	}
 	for _, r := range rs[viaLLMThinking] {
 		if s.registryBlocks == 0 || r.registryBlocks < s.registryBlocks {

@@ -21,6 +21,10 @@ const (
 	// time to first byte added.
 	maxStreamCPURatio = 1.05
 	maxAddedTTFB      = 200 * time.Microsecond
+	// The chat-completions stream translated by transport openai (behind
+	// llm_thinking) against plain reverse_proxy relaying it untranslated:
+	// CPU per request; the time to first byte added is maxAddedTTFB.
+	maxChatCPURatio = 1.5
 	// Peak memory added with a registry of fillerBlocks blocks or more.
 	maxAddedRSS = 30 << 20
 )
@@ -54,6 +58,8 @@ func targets(s summary) []target {
 	addedTTFB := s.streamTTFB[viaLLMThinking] - s.streamTTFB[viaPlain]
 	lockstep := s.lockstep[viaLLMThinking]
 	addedRSS := s.peakRSS[viaLLMThinking] - s.peakRSS[viaPlain]
+	addedChatTTFB := s.chatTTFB[viaLLMThinking] - s.chatTTFB[viaPlain]
+	chatLockstep := s.chatLockstep[viaLLMThinking]
 	ts = append(ts,
 		atMost(ls.stream.name+": CPU ratio", s.perLoad[ls.stream].cpuRatio(), maxStreamCPURatio),
 		target{
@@ -63,6 +69,15 @@ func targets(s summary) []target {
 		target{
 			what: fmt.Sprintf("%s: every event in its own flush through llm_thinking: %s", ls.stream.name, lockstep),
 			met:  lockstep.passed == lockstep.rounds,
+		},
+		atMost(ls.chat.name+": CPU ratio, translated against relayed", s.perLoad[ls.chat].cpuRatio(), maxChatCPURatio),
+		target{
+			what: fmt.Sprintf("%s: time to first byte p50 difference %+.3f ms <= %.3f ms", ls.chat.name, millis(addedChatTTFB), millis(maxAddedTTFB)),
+			met:  addedChatTTFB <= maxAddedTTFB,
+		},
+		target{
+			what: fmt.Sprintf("%s: one flush per upstream chunk through transport openai: %s", ls.chat.name, chatLockstep),
+			met:  chatLockstep.passed == chatLockstep.rounds,
 		},
 		target{
 			what: fmt.Sprintf("peak RSS difference %+.1f MiB <= %.0f MiB with %d blocks in the registry (>= %d)",

@@ -37,8 +37,9 @@ func routes(ls loads, p *pacer) map[string]route {
 	}
 	for _, g := range gateways {
 		for _, l := range ls.all() {
-			rs[loadPath(g, l)] = route{expect: l.expectation(g), reply: l.reply}
+			rs[l.upstreamPath(g, loadPath(g, l))] = route{expect: l.expectation(g), reply: l.reply}
 		}
+		rs[ls.chat.upstreamPath(g, lockstepChatPath)] = route{expect: ls.chat.expectation(g), reply: ls.chat.reply, pacer: p}
 	}
 	return rs
 }

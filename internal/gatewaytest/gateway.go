@@ -90,6 +90,10 @@ type Site struct {
 	// and Active then route nothing. With llm_thinking's backend unset, this
 	// is how an admin-API switch of upstreams is played.
 	Proxy string
+	// Blocks holds, by backend name, the block of that backend's
+	// reverse_proxy ("transport openai {...}", say); a backend without one
+	// has none.
+	Blocks map[string]string
 	// Extra holds more directives for the site block.
 	Extra string
 	// LogFile, when set, receives the JSON log at debug level.
@@ -143,7 +147,9 @@ http://127.0.0.1:{{.Port}} {
 {{- else}}
 	@{{$name}} vars llm_backend {{$name}}
 {{- end}}
-	reverse_proxy @{{$name}} {{$addr}}
+	reverse_proxy @{{$name}} {{$addr}}{{with index $.Site.Blocks $name}} {
+		{{.}}
+	}{{end}}
 {{- end}}
 {{- end}}
 }

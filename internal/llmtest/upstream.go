@@ -39,6 +39,7 @@ type Upstream struct {
 	cutAfter  int // events before the next stream breaks; 0 for none
 	answerAs  string
 	omitOpen  bool
+	serves    string // the one model served, "" for any
 	// cannotThink are the models refused thinking, unknownFields the
 	// top-level members refused (see RefuseThinking, RefuseFields).
 	cannotThink   map[string]bool
@@ -189,6 +190,15 @@ func (u *Upstream) AnswerAs(model string) {
 	u.answerAs = model
 }
 
+// ServeModel makes every request for another model than model answer 404
+// not_found_error, as Ollama answers a model it has not pulled; "" serves
+// any model.
+func (u *Upstream) ServeModel(model string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.serves = model
+}
+
 // OmitOpeningTag makes a Tagged instance leave out the opening <think> of
 // its reasoning, as DeepSeek-R1-style models do: the text starts inside the
 // think section and only </think> marks where the answer begins.
@@ -232,6 +242,11 @@ func (u *Upstream) messages(a answer, body []byte) {
 		return
 	}
 	u.mu.Lock()
+	if u.serves != "" && req.model != u.serves {
+		u.mu.Unlock()
+		a.fail(http.StatusNotFound, "not_found_error", fmt.Sprintf("model %q not found, try pulling it first", req.model))
+		return
+	}
 	u.responses++
 	rep := u.compose(req, u.responses, len(body)/4)
 	u.ledger.record(rep.blocks)

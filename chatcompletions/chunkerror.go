@@ -1,0 +1,50 @@
+package chatcompletions
+
+import (
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
+)
+
+// An error inside a 200 stream ({"error":{"message","code"}}, as
+// OpenRouter and vLLM send one when generation fails midway) becomes an
+// error event.
+
+// chunkErrorType reads the HTTP status a chunk's error names in its code,
+// when it names one.
+func chunkErrorType(v []byte) string {
+	if v[0] != '{' {
+		return "api_error"
+	}
+	var buf [32]byte
+	it := jsonscan.Members(v, 0)
+	for key, v, ok := it.Item(); ok; key, v, ok = it.Item() {
+		switch string(jsonscan.Name(key, &buf)) {
+		case "code", "status":
+			if n := count(v); n >= 400 && n < 600 {
+				return ErrorType(n)
+			}
+		}
+	}
+	return "api_error"
+}
+
+// chunkErrorMessage reads the message of a chunk's error.
+func chunkErrorMessage(v []byte) string {
+	var lit []byte
+	switch v[0] {
+	case '"':
+		lit = v
+	case '{':
+		var buf [32]byte
+		it := jsonscan.Members(v, 0)
+		for key, v, ok := it.Item(); ok; key, v, ok = it.Item() {
+			if string(jsonscan.Name(key, &buf)) == "message" {
+				lit = stringLit(v)
+			}
+		}
+	}
+	if msg, _, ok := jsonstr.Value(nil, lit); ok && len(msg) > 0 {
+		return string(msg[:min(len(msg), maxErrorMessage)])
+	}
+	return "the upstream failed while answering"
+}

@@ -1,0 +1,202 @@
+package chatcompletions
+
+import (
+	"errors"
+	"io"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/eventstream"
+)
+
+// MaxChunk bounds one event of an upstream stream; a longer one ends the
+// stream with an error event.
+const MaxChunk = 4 << 20
+
+// maxTrailer bounds what is read of an upstream stream after the message
+// ended: its [DONE] and the end of its body, read so that the connection
+// can serve another request, as it would after a relay.
+const maxTrailer = 64 << 10
+
+// Reader reads a chat-completions event stream from an upstream body and
+// yields the Messages stream Stream makes of it. A Read returns the events
+// of every upstream event complete so far, as soon as one is, and never
+// waits for more while it has some: a proxy that flushes after each Read
+// flushes each upstream chunk's events together and at once, as it would
+// relay the chunk itself. It ends (io.EOF) after message_stop, once it
+// read what the upstream still sends (see maxTrailer), or after an error
+// event; an upstream that fails or ends early gives an error event first,
+// never a bare end.
+type Reader struct {
+	src    io.Reader
+	stream *Stream
+
+	buf       []byte // upstream bytes not yet read as lines
+	data      []byte // the data of the event being read
+	own       []byte // where data is kept when it cannot point into buf
+	hasData   bool
+	dataInBuf bool   // data points into buf (one data line, not yet moved)
+	out       []byte // events not yet returned
+	off       int
+	srcErr    error
+	afterCR   bool // the last line ended in a lone '\r': a '\n' next is its end
+	started   bool // the byte order mark was checked
+	ended     bool
+}
+
+// NewReader returns a Reader of the upstream body src for stream s.
+func NewReader(src io.Reader, s *Stream) *Reader {
+	return &Reader{src: src, stream: s, buf: make([]byte, 0, 32<<10)}
+}
+
+// Read implements io.Reader.
+func (r *Reader) Read(p []byte) (int, error) {
+	for r.off == len(r.out) {
+		if r.ended {
+			return 0, io.EOF
+		}
+		r.out, r.off = r.out[:0], 0
+		r.next()
+	}
+	n := copy(p, r.out[r.off:])
+	r.off += n
+	return n, nil
+}
+
+// next reads upstream until at least one event gave output, or the
+// stream ended. Once the message ended and its last events were returned,
+// it reads what is left of the upstream body ([DONE], the body's end) up
+// to maxTrailer, and the Reader ends with it.
+func (r *Reader) next() {
+	if r.stream.Done() && !r.ended {
+		r.trailer()
+		return
+	}
+	for len(r.out) == 0 && !r.ended {
+		if r.lines() {
+			continue
+		}
+		if r.srcErr != nil {
+			r.finish()
+			return
+		}
+		if len(r.buf) > MaxChunk {
+			r.out = r.stream.Fail(r.out, "api_error", "the upstream sent an event over the size bound")
+			r.ended = true
+			return
+		}
+		if len(r.buf) == cap(r.buf) {
+			r.buf = append(r.buf, 0)[:len(r.buf)]
+		}
+		n, err := r.src.Read(r.buf[len(r.buf):cap(r.buf)])
+		r.buf = r.buf[:len(r.buf)+n]
+		if err != nil {
+			r.srcErr = err
+		}
+	}
+}
+
+// lines reads the complete lines in buf until an event gives output, and
+// reports whether it read any line.
+func (r *Reader) lines() bool {
+	read := false
+	start := 0
+	defer func() {
+		if r.dataInBuf {
+			// The event's data outlives the bytes it points into.
+			r.own = append(r.own[:0], r.data...)
+			r.data, r.dataInBuf = r.own, false
+		}
+		r.buf = r.buf[:copy(r.buf, r.buf[start:])]
+	}()
+	for !r.stream.Done() {
+		p := r.buf[start:]
+		if !r.started {
+			if len(p) < len(eventstream.BOM) && string(eventstream.BOM[:len(p)]) == string(p) && r.srcErr == nil {
+				return read
+			}
+			r.started = true
+			if len(p) >= len(eventstream.BOM) && string(p[:len(eventstream.BOM)]) == string(eventstream.BOM) {
+				start += len(eventstream.BOM)
+				continue
+			}
+		}
+		if r.afterCR && len(p) > 0 {
+			r.afterCR = false
+			if p[0] == '\n' {
+				start++
+				continue
+			}
+		}
+		end, next := eventstream.LineEnd(p)
+		if end < 0 {
+			break
+		}
+		if end == next-1 && p[end] == '\r' {
+			r.afterCR = true
+		}
+		read = true
+		r.line(p[:end])
+		start += next
+	}
+	return read
+}
+
+// trailer reads the rest of the upstream body after the message ended.
+func (r *Reader) trailer() {
+	r.ended = true
+	if r.srcErr != nil {
+		return
+	}
+	_, _ = io.CopyN(io.Discard, r.src, maxTrailer)
+}
+
+// line handles one line of the upstream stream.
+func (r *Reader) line(line []byte) {
+	if len(line) == 0 {
+		if r.hasData {
+			r.out = r.stream.Chunk(r.out, r.data)
+		}
+		r.data, r.hasData, r.dataInBuf = r.own[:0], false, false
+		return
+	}
+	field, value, comment := eventstream.Field(line)
+	if comment || string(field) != "data" {
+		return
+	}
+	if len(r.data)+len(value) > MaxChunk {
+		r.out = r.stream.Fail(r.out, "api_error", "the upstream sent an event over the size bound")
+		return
+	}
+	if !r.hasData {
+		// The usual event is one data line: read in place, not copied.
+		r.data, r.hasData, r.dataInBuf = value, true, true
+		return
+	}
+	if r.dataInBuf {
+		r.own = append(r.own[:0], r.data...)
+		r.data, r.dataInBuf = r.own, false
+	}
+	r.data = eventstream.AppendData(r.data, true, value)
+	r.own = r.data
+}
+
+// finish ends the stream when the upstream body ended or failed.
+func (r *Reader) finish() {
+	if len(r.buf) > 0 {
+		r.line(r.buf)
+		if r.dataInBuf {
+			r.own = append(r.own[:0], r.data...)
+			r.data, r.dataInBuf = r.own, false
+		}
+		r.buf = r.buf[:0]
+	}
+	if r.hasData {
+		r.out = r.stream.Chunk(r.out, r.data)
+		r.hasData = false
+	}
+	if errors.Is(r.srcErr, io.EOF) {
+		r.out = r.stream.End(r.out)
+	} else {
+		r.out = r.stream.Fail(r.out, "api_error", "reading the upstream's stream failed: "+r.srcErr.Error())
+	}
+	r.ended = true
+}

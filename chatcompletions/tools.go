@@ -1,0 +1,144 @@
+package chatcompletions
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
+)
+
+// maxToolName is the longest tool name OpenAI accepts.
+const maxToolName = 64
+
+// toolNames maps each tool name too long for the server to a shortened
+// one: its first 55 characters, '_' and 8 hex digits of its SHA-256, the
+// same for every request.
+func toolNames(tools gjson.Result) map[string]string {
+	var names map[string]string
+	for _, t := range tools.Array() {
+		name := t.Get("name").Str
+		if len(name) <= maxToolName {
+			continue
+		}
+		if names == nil {
+			names = make(map[string]string)
+		}
+		sum := sha256.Sum256([]byte(name))
+		names[name] = name[:maxToolName-9] + "_" + hex.EncodeToString(sum[:4])
+	}
+	return names
+}
+
+// toolName returns the name the server knows a tool by.
+func (w *requestWriter) toolName(name string) string {
+	if short, ok := w.names[name]; ok {
+		return short
+	}
+	return name
+}
+
+// tools appends the client tools as functions. Server tools (web search
+// and the like, which have a type and no input_schema) have no
+// chat-completions form and are left out.
+func (w *requestWriter) tools(out []byte, tools gjson.Result) []byte {
+	n := 0
+	for _, t := range tools.Array() {
+		schema := t.Get("input_schema")
+		if !schema.IsObject() {
+			continue
+		}
+		if n == 0 {
+			out = append(out, `,"tools":[`...)
+		} else {
+			out = append(out, ',')
+		}
+		n++
+		out = append(out, `{"type":"function","function":{"name":`...)
+		out = jsonstr.Quote(out, []byte(w.toolName(t.Get("name").Str)))
+		if d := t.Get("description"); d.Type == gjson.String {
+			out = jsonstr.Quote(append(out, `,"description":`...), []byte(d.Str))
+		}
+		out = append(append(out, `,"parameters":`...), schema.Raw...)
+		out = append(out, "}}"...)
+	}
+	if n > 0 {
+		out = append(out, ']')
+	}
+	return out
+}
+
+// toolChoice appends tool_choice: auto, any (required), a named tool, or
+// none; disable_parallel_tool_use turns parallel calls off.
+func (w *requestWriter) toolChoice(out []byte, tc gjson.Result) []byte {
+	if !tc.IsObject() {
+		return out
+	}
+	switch tc.Get("type").Str {
+	case "auto":
+		out = append(out, `,"tool_choice":"auto"`...)
+	case "any":
+		out = append(out, `,"tool_choice":"required"`...)
+	case "none":
+		out = append(out, `,"tool_choice":"none"`...)
+	case "tool":
+		out = append(out, `,"tool_choice":{"type":"function","function":{"name":`...)
+		out = append(jsonstr.Quote(out, []byte(w.toolName(tc.Get("name").Str))), "}}"...)
+	}
+	if tc.Get("disable_parallel_tool_use").Bool() {
+		out = append(out, `,"parallel_tool_calls":false`...)
+	}
+	return out
+}
+
+// thinkingSwitch appends what tells the server to think or not, as the
+// request's thinking config says.
+func thinkingSwitch(out []byte, sw ThinkingSwitch, root gjson.Result) []byte {
+	cfg := root.Get("thinking")
+	if sw == SwitchNone || !cfg.IsObject() {
+		return out
+	}
+	on := cfg.Get("type").Str != "disabled"
+	switch sw {
+	case SwitchReasoningEffort:
+		return append(out, `,"reasoning_effort":"`+effort(on, cfg, root)+`"`...)
+	case SwitchChatTemplateKwargs:
+		b := strconv.FormatBool(on)
+		return append(out, `,"chat_template_kwargs":{"enable_thinking":`+b+`,"thinking":`+b+`}`...)
+	case SwitchThinking:
+		if on {
+			return append(out, `,"thinking":{"type":"enabled"}`...)
+		}
+		return append(out, `,"thinking":{"type":"disabled"}`...)
+	}
+	return out
+}
+
+// effort returns the reasoning_effort for a thinking config: "none" when
+// off, the effort the client gave with adaptive thinking, else one read
+// from the budget.
+func effort(on bool, cfg, root gjson.Result) string {
+	if !on {
+		return "none"
+	}
+	switch e := root.Get("output_config.effort").Str; e {
+	case "low", "medium", "high":
+		return e
+	}
+	budget := cfg.Get("budget_tokens").Int()
+	switch {
+	case budget == 0:
+		return "high"
+	case budget < 4096:
+		return "low"
+	case budget < 16384:
+		return "medium"
+	}
+	return "high"
+}
+
+func appendIntMember(out []byte, name string, n int64) []byte {
+	return strconv.AppendInt(append(out, `,"`+name+`":`...), n, 10)
+}

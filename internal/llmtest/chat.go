@@ -1,0 +1,226 @@
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+)
+
+// ChatFlavor is the kind of OpenAI-compatible chat-completions server a
+// ChatUpstream plays: where its reasoning is, and what it demands back.
+type ChatFlavor int
+
+const (
+	// DeepSeekStyle answers reasoning in reasoning_content and, like the
+	// DeepSeek API, refuses a request whose assistant message with
+	// tool_calls lacks reasoning_content, with its exact 400.
+	DeepSeekStyle ChatFlavor = iota + 1
+	// VLLMStyle answers reasoning in reasoning (vLLM since the rename,
+	// Ollama) and reads reasoning or reasoning_content back.
+	VLLMStyle
+	// ThinkTagged writes its reasoning into content between <think> and
+	// </think>, as the locally deployed GLM of seed 004 does, with
+	// reasoning_content null.
+	ThinkTagged
+	// OpenRouterStyle answers reasoning in reasoning and, with the same
+	// text, in reasoning_details.
+	OpenRouterStyle
+)
+
+// String returns the flavor's name.
+func (f ChatFlavor) String() string {
+	switch f {
+	case DeepSeekStyle:
+		return "DeepSeekStyle"
+	case VLLMStyle:
+		return "VLLMStyle"
+	case ThinkTagged:
+		return "ThinkTagged"
+	case OpenRouterStyle:
+		return "OpenRouterStyle"
+	}
+	return fmt.Sprintf("ChatFlavor(%d)", int(f))
+}
+
+// ChatUpstream is a mock OpenAI-compatible server on 127.0.0.1 that
+// answers POST /v1/chat/completions, streamed or not, and validates like
+// the real ones: unknown request fields (every field only the Messages API
+// defines) are refused, every tool call must be answered by tool messages
+// right after it, a tool message must answer a call, the bearer key must
+// match when one is set, and reasoning sent back must be its own (or the
+// placeholder for a call it did not make). Errors use the OpenAI envelope.
+// Replies are scripted like Upstream's: "[tool]" in the last message's text
+// asks for a Bash tool call, anything else gets "{name} answer {n}.", each
+// after the reasoning "{name} reasoning {n}.". It is safe for concurrent
+// use.
+type ChatUpstream struct {
+	name   string
+	flavor ChatFlavor
+	srv    *httptest.Server
+
+	mu        sync.Mutex
+	received  []*Received
+	responses int
+	reasoning map[string]bool // reasoning texts it answered
+	key       string
+	fail      []scriptedFailure
+	model     string
+	observe   func(Received)
+}
+
+// scriptedFailure is an error the next request gets.
+type scriptedFailure struct {
+	status int
+	body   string
+}
+
+// NewChatUpstream starts a mock chat-completions server of flavor f; name
+// appears in its ids and texts. Close it when done.
+func NewChatUpstream(name string, f ChatFlavor) *ChatUpstream {
+	u := &ChatUpstream{name: name, flavor: f, reasoning: make(map[string]bool)}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic("llmtest: listening on 127.0.0.1: " + err.Error())
+	}
+	u.srv = httptest.NewUnstartedServer(http.HandlerFunc(u.serveHTTP))
+	u.srv.Listener.Close()
+	u.srv.Listener = ln
+	u.srv.Start()
+	return u
+}
+
+// HostPort returns the listening address, "127.0.0.1:PORT".
+func (u *ChatUpstream) HostPort() string { return strings.TrimPrefix(u.srv.URL, "http://") }
+
+// URL returns the base URL, "http://127.0.0.1:PORT".
+func (u *ChatUpstream) URL() string { return u.srv.URL }
+
+// Close stops the server.
+func (u *ChatUpstream) Close() { u.srv.Close() }
+
+// RequireKey makes every request without "Authorization: Bearer key"
+// answer 401.
+func (u *ChatUpstream) RequireKey(key string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.key = key
+}
+
+// ServeModel makes every request for another model answer 404, as a
+// local server that serves one model does; "" serves any.
+func (u *ChatUpstream) ServeModel(model string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.model = model
+}
+
+// OnAnswered calls f with every request, and the answer it got, once
+// answered; a program that runs the mock uses it to show what arrived.
+func (u *ChatUpstream) OnAnswered(f func(Received)) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.observe = f
+}
+
+// FailNext makes the next request get status with body as it is.
+func (u *ChatUpstream) FailNext(status int, body string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.fail = append(u.fail, scriptedFailure{status, body})
+}
+
+// Requests returns a copy of every request received, in order.
+func (u *ChatUpstream) Requests() []Received {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	out := make([]Received, len(u.received))
+	for i, r := range u.received {
+		out[i] = *r
+		out[i].Header = r.Header.Clone()
+		out[i].Body = append([]byte(nil), r.Body...)
+		out[i].Response = append([]byte(nil), r.Response...)
+	}
+	return out
+}
+
+// answered passes request i, answered now, to the observer.
+func (u *ChatUpstream) answered(i int) {
+	u.mu.Lock()
+	f := u.observe
+	u.mu.Unlock()
+	if reqs := u.Requests(); f != nil && i < len(reqs) {
+		f(reqs[i])
+	}
+}
+
+// Reasoning returns the reasoning of the n-th answer (from 1).
+func (u *ChatUpstream) Reasoning(n int) string { return fmt.Sprintf("%s reasoning %d.", u.name, n) }
+
+func (u *ChatUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	rec := &Received{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header.Clone(), Body: body}
+	u.mu.Lock()
+	u.received = append(u.received, rec)
+	defer u.answered(len(u.received) - 1)
+	var failure *scriptedFailure
+	if len(u.fail) > 0 {
+		failure = &u.fail[0]
+		u.fail = u.fail[1:]
+	}
+	key, model := u.key, u.model
+	u.mu.Unlock()
+
+	reply := func(status int, ctype string, b []byte) {
+		w.Header().Set("Content-Type", ctype)
+		w.WriteHeader(status)
+		w.Write(b)
+		u.mu.Lock()
+		rec.Status, rec.Response = status, append(rec.Response, b...)
+		u.mu.Unlock()
+	}
+	fail := func(status int, typ, msg string) {
+		b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": nil}})
+		u.mu.Lock()
+		rec.ErrorMessage = msg
+		u.mu.Unlock()
+		reply(status, "application/json", b)
+	}
+	switch {
+	case r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions":
+		fail(http.StatusNotFound, "invalid_request_error", "Unknown request URL: "+r.Method+" "+r.URL.Path)
+		return
+	case failure != nil:
+		reply(failure.status, "application/json", []byte(failure.body))
+		return
+	case key != "" && r.Header.Get("Authorization") != "Bearer "+key:
+		fail(http.StatusUnauthorized, "invalid_request_error", "Incorrect API key provided.")
+		return
+	}
+	req, msg := parseChatRequest(body)
+	if msg == "" {
+		msg = u.violation(req)
+	}
+	if msg != "" {
+		fail(http.StatusBadRequest, "invalid_request_error", msg)
+		return
+	}
+	if model != "" && req.Model != model {
+		fail(http.StatusNotFound, "not_found_error", fmt.Sprintf("model %q not found", req.Model))
+		return
+	}
+	u.mu.Lock()
+	u.responses++
+	rep := u.compose(req, u.responses)
+	u.reasoning[rep.reasoning] = true
+	u.mu.Unlock()
+	if req.Stream {
+		u.stream(w, rec, rep, req.StreamOptions.IncludeUsage)
+		return
+	}
+	reply(http.StatusOK, "application/json", rep.json())
+}

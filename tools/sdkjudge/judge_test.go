@@ -1,0 +1,133 @@
+package sdkjudge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/caddyserver/caddy/v2"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/transport"
+)
+
+// flavors are the chat-completions servers, with the reasoning option each
+// needs.
+var flavors = []struct {
+	flavor    llmtest.ChatFlavor
+	reasoning string
+}{
+	{llmtest.DeepSeekStyle, "reasoning_content"},
+	{llmtest.VLLMStyle, "reasoning"},
+	{llmtest.ThinkTagged, "think_tags"},
+	{llmtest.OpenRouterStyle, "reasoning_details"},
+}
+
+// client returns an SDK client whose requests go through transport openai
+// to u.
+func client(t *testing.T, u *llmtest.ChatUpstream, reasoning string) anthropic.Client {
+	t.Helper()
+	tr := &transport.OpenAI{Reasoning: reasoning, Models: transport.Models{{Match: "claude-*", Model: "served"}}}
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	t.Cleanup(cancel)
+	if err := tr.Provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tr.Cleanup() })
+	return anthropic.NewClient(option.WithBaseURL(u.URL()), option.WithAPIKey("sk-test"), option.WithMaxRetries(0),
+		option.WithHTTPClient(&http.Client{Transport: tr}))
+}
+
+var bash = anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{Name: "Bash", Description: anthropic.String("Run a command"),
+	InputSchema: anthropic.ToolInputSchemaParam{Properties: map[string]any{"command": map[string]any{"type": "string"}}, Required: []string{"command"}}}}
+
+// send makes one turn, streamed (accumulated by the SDK) or not.
+func send(t *testing.T, c anthropic.Client, stream bool, msgs []anthropic.MessageParam) anthropic.Message {
+	t.Helper()
+	params := anthropic.MessageNewParams{Model: "claude-sonnet-4-5", MaxTokens: 1024, Messages: msgs,
+		Tools: []anthropic.ToolUnionParam{bash}, Thinking: anthropic.ThinkingConfigParamOfEnabled(2048)}
+	if !stream {
+		m, err := c.Messages.New(context.Background(), params)
+		if err != nil {
+			t.Fatalf("the SDK refused the answer: %v", err)
+		}
+		return *m
+	}
+	s := c.Messages.NewStreaming(context.Background(), params)
+	var m anthropic.Message
+	for s.Next() {
+		if err := m.Accumulate(s.Current()); err != nil {
+			t.Fatalf("the SDK could not accumulate the stream: %v", err)
+		}
+	}
+	if err := s.Err(); err != nil {
+		t.Fatalf("the SDK refused the stream: %v", err)
+	}
+	return m
+}
+
+// TestSDKToolLoop: for every flavor, streamed and not, the SDK decodes a
+// thinking block, then a tool_use whose input is the call's arguments,
+// under the model asked for with the input usage counted; sent back as the
+// SDK makes it, the turn reaches the server with its reasoning where it
+// reads it (the mock refuses anything else), and the answer is text.
+func TestSDKToolLoop(t *testing.T) {
+	for _, fl := range flavors {
+		for _, stream := range []bool{true, false} {
+			t.Run(fl.flavor.String()+map[bool]string{true: " stream", false: " json"}[stream], func(t *testing.T) {
+				u := llmtest.NewChatUpstream("chat", fl.flavor)
+				defer u.Close()
+				c := client(t, u, fl.reasoning)
+				msgs := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("[tool] list the files"))}
+				m := send(t, c, stream, msgs)
+				if len(m.Content) != 2 || m.Content[0].Type != "thinking" || !strings.HasPrefix(m.Content[0].Thinking, u.Reasoning(1)) ||
+					!strings.HasPrefix(m.Content[0].Signature, "llmthinking.v1.reasoning.") || m.Content[1].Type != "tool_use" {
+					t.Fatalf("turn 1: %s", m.RawJSON())
+				}
+				var input map[string]string
+				if err := json.Unmarshal(m.Content[1].Input, &input); err != nil || input["command"] != "echo chat" {
+					t.Errorf("tool input %s: %v", m.Content[1].Input, err)
+				}
+				if m.Model != "claude-sonnet-4-5" || m.StopReason != anthropic.StopReasonToolUse || m.Usage.InputTokens == 0 || m.Usage.OutputTokens == 0 {
+					t.Errorf("model %s, stop %s, usage %+v", m.Model, m.StopReason, m.Usage)
+				}
+				msgs = append(msgs, m.ToParam(), anthropic.NewUserMessage(anthropic.NewToolResultBlock(m.Content[1].ID, "file1 file2", false)))
+				m = send(t, c, stream, msgs)
+				if len(m.Content) != 2 || m.Content[1].Text != "chat answer 2." || m.StopReason != anthropic.StopReasonEndTurn {
+					t.Errorf("turn 2: %s", m.RawJSON())
+				}
+			})
+		}
+	}
+}
+
+// TestSDKErrors: upstream errors reach the SDK as the API's errors, with
+// status, type and the server's message.
+func TestSDKErrors(t *testing.T) {
+	for _, stream := range []bool{true, false} {
+		u := llmtest.NewChatUpstream("chat", llmtest.VLLMStyle)
+		u.FailNext(http.StatusTooManyRequests, `{"error":{"message":"slow down"}}`)
+		c := client(t, u, "reasoning")
+		params := anthropic.MessageNewParams{Model: "claude-sonnet-4-5", MaxTokens: 10,
+			Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("hi"))}}
+		var err error
+		if stream {
+			s := c.Messages.NewStreaming(context.Background(), params)
+			for s.Next() {
+			}
+			err = s.Err()
+		} else {
+			_, err = c.Messages.New(context.Background(), params)
+		}
+		var apiErr *anthropic.Error
+		if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusTooManyRequests || !strings.Contains(apiErr.RawJSON(), `"rate_limit_error"`) || !strings.Contains(err.Error(), "slow down") {
+			t.Errorf("stream %v: %v", stream, err)
+		}
+		u.Close()
+	}
+}

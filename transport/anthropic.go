@@ -1,0 +1,213 @@
+package transport
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
+	"go.uber.org/zap"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/chatcompletions"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/modelname"
+)
+
+func init() {
+	caddy.RegisterModule(Anthropic{})
+}
+
+// Anthropic is a reverse_proxy transport for upstreams that speak the
+// Messages API under model names of their own (Ollama, vLLM, llama.cpp's
+// /v1/messages): a request whose model matches a mapping goes out with the
+// upstream's model, and its answer, streamed or not, names the model the
+// client asked for. Every other request, and every byte but the model's,
+// passes as with the http transport, whose options all apply.
+type Anthropic struct {
+	reverseproxy.HTTPTransport
+
+	// Models maps the models clients ask for to the ones the upstream
+	// serves ({"match":"*","model":"qwen3-coder"}); the first that matches
+	// wins, and other models go as sent.
+	Models Models `json:"models,omitempty"`
+
+	// MaxResponseSize bounds a JSON answer held to name the model asked
+	// for (bytes, default 8 MiB); a larger one is an error.
+	MaxResponseSize int64 `json:"max_response_size,omitempty"`
+
+	logger *zap.Logger
+}
+
+// CaddyModule returns the Caddy module information.
+func (Anthropic) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.reverse_proxy.transport.anthropic",
+		New: func() caddy.Module { return new(Anthropic) },
+	}
+}
+
+// Provision sets up the http transport.
+func (t *Anthropic) Provision(ctx caddy.Context) error {
+	t.logger = ctx.Logger()
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	if t.MaxResponseSize == 0 {
+		t.MaxResponseSize = DefaultMaxResponseSize
+	}
+	return t.HTTPTransport.Provision(ctx)
+}
+
+// Validate checks the options.
+func (t *Anthropic) Validate() error {
+	if t.MaxResponseSize < 0 {
+		return fmt.Errorf("transport anthropic: max_response_size cannot be negative")
+	}
+	if err := t.Models.Check(); err != nil {
+		return fmt.Errorf("transport anthropic: %w", err)
+	}
+	return nil
+}
+
+// RoundTrip maps the model of a Messages request and names the model
+// asked for in its answer.
+func (t *Anthropic) RoundTrip(req *http.Request) (resp *http.Response, err error) {
+	ep, _ := endpointOf(req)
+	if ep == otherEndpoint || len(t.Models) == 0 {
+		return t.HTTPTransport.RoundTrip(req)
+	}
+	defer recoverRoundTrip(t.logger, &err)
+	body, err := readBody(req)
+	switch {
+	case err == errTooLarge:
+		return localResponse(req, http.StatusRequestEntityTooLarge, chatcompletions.AppendError(nil, "request_too_large", err.Error())), nil
+	case err != nil:
+		return nil, err
+	}
+	lit, at := modelLiteral(body)
+	asked, _, ok := jsonstr.Value(nil, lit)
+	if !ok {
+		return t.HTTPTransport.RoundTrip(req)
+	}
+	model, changed := t.Models.Map(string(asked))
+	if !changed {
+		return t.HTTPTransport.RoundTrip(req)
+	}
+	mapped := append(append(append([]byte(nil), body[:at]...), jsonstr.Quote(nil, []byte(model))...), body[at+len(lit):]...)
+	out := outgoing(req, mapped)
+	if ep == messagesEndpoint {
+		// The answer is read to rename its model.
+		out.Header.Set("Accept-Encoding", "identity")
+	}
+	resp, err = t.HTTPTransport.RoundTrip(out)
+	if err != nil || ep != messagesEndpoint || resp.StatusCode != http.StatusOK {
+		return resp, err
+	}
+	return t.rename(resp, string(asked))
+}
+
+// rename makes an answer name the model asked for.
+func (t *Anthropic) rename(resp *http.Response, asked string) (*http.Response, error) {
+	body, err := decoded(resp)
+	if err != nil {
+		return nil, err
+	}
+	switch mediaType(resp) {
+	case "text/event-stream":
+		r := &renamingReader{src: body}
+		r.names = modelname.NewSSE(&r.out, asked)
+		streamBody(resp, &guardedBody{ReadCloser: r, logger: t.logger})
+	case "application/json":
+		b, err := readAnswer(body, t.MaxResponseSize)
+		if err != nil {
+			resp.StatusCode, resp.Status = http.StatusBadGateway, "502 Bad Gateway"
+			replaceBody(resp, "application/json", chatcompletions.AppendError(nil, "api_error", err.Error()))
+			return resp, nil
+		}
+		b, _ = modelname.RewriteJSON(b, asked)
+		replaceBody(resp, "application/json", b)
+	default:
+		resp.Body = body
+	}
+	return resp, nil
+}
+
+// renamingReader passes a Messages stream through modelname.SSE: each Read
+// returns what one read of the upstream gave, the model of message_start
+// renamed.
+type renamingReader struct {
+	src   io.ReadCloser
+	names *modelname.SSE
+	out   sink
+	off   int
+	buf   [32 << 10]byte
+	err   error // how the upstream body ended, once it did
+}
+
+// sink collects what the renamer writes.
+type sink struct{ b []byte }
+
+func (s *sink) Write(p []byte) (int, error) {
+	s.b = append(s.b, p...)
+	return len(p), nil
+}
+
+// Read implements io.Reader.
+func (r *renamingReader) Read(p []byte) (int, error) {
+	for r.off == len(r.out.b) {
+		if r.err != nil {
+			return 0, r.err
+		}
+		r.out.b, r.off = r.out.b[:0], 0
+		n, err := r.src.Read(r.buf[:])
+		r.names.Write(r.buf[:n])
+		if err != nil {
+			// What the renamer still holds goes out before the end.
+			r.names.Close()
+			r.err = err
+		}
+	}
+	n := copy(p, r.out.b[r.off:])
+	r.off += n
+	return n, nil
+}
+
+// Close closes the upstream body.
+func (r *renamingReader) Close() error { return r.src.Close() }
+
+// UnmarshalCaddyfile reads the transport's block: every `transport http`
+// subdirective, and
+//
+//	transport anthropic {
+//	    model <pattern> <model>     # repeatable, first match wins
+//	    max_response_size <bytes>
+//	}
+func (t *Anthropic) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	return unmarshal(d, &t.HTTPTransport, func(d *caddyfile.Dispenser) (bool, error) {
+		switch d.Val() {
+		case "model":
+			return true, parseModel(d, &t.Models)
+		case "max_response_size":
+			var n int
+			err := parseInt(d, &n)
+			t.MaxResponseSize = int64(n)
+			return true, err
+		}
+		return false, nil
+	})
+}
+
+// Interface guards
+var (
+	_ caddy.Provisioner                                = (*Anthropic)(nil)
+	_ caddy.Validator                                  = (*Anthropic)(nil)
+	_ caddy.CleanerUpper                               = (*Anthropic)(nil)
+	_ http.RoundTripper                                = (*Anthropic)(nil)
+	_ caddyfile.Unmarshaler                            = (*Anthropic)(nil)
+	_ reverseproxy.TLSTransport                        = (*Anthropic)(nil)
+	_ reverseproxy.H2CTransport                        = (*Anthropic)(nil)
+	_ reverseproxy.HealthCheckSchemeOverriderTransport = (*Anthropic)(nil)
+	_ reverseproxy.ProxyProtocolTransport              = (*Anthropic)(nil)
+)

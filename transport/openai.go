@@ -1,0 +1,229 @@
+package transport
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
+	"go.uber.org/zap"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/chatcompletions"
+)
+
+func init() {
+	caddy.RegisterModule(OpenAI{})
+}
+
+// OpenAI is a reverse_proxy transport that speaks the OpenAI
+// chat-completions API to the upstream and the Anthropic Messages API to
+// the client: a request to …/v1/messages goes to …/v1/chat/completions
+// translated, and the answer, streamed or not, comes back as a Messages
+// answer, with the server's reasoning as a thinking block before the text.
+// A request to …/v1/messages/count_tokens is answered by the transport
+// itself with an estimate. Every other request passes as with the http
+// transport, whose options all apply.
+type OpenAI struct {
+	reverseproxy.HTTPTransport
+
+	// Models maps the models clients ask for to the ones the server serves
+	// ({"match":"claude-*","model":"Qwen/Qwen3-32B"}); the first that
+	// matches wins, and other models go as sent.
+	Models Models `json:"models,omitempty"`
+
+	// Reasoning says where the server wants its reasoning back on later
+	// requests: "reasoning_content" (default: DeepSeek, Kimi, GLM, SGLang,
+	// llama.cpp), "reasoning" (newer vLLM, Ollama, OpenRouter),
+	// "reasoning_details" (OpenRouter's array), "think_tags" (in front of
+	// the content, for models that write tags) or "none". With a field,
+	// every assistant message with tool calls carries it, a placeholder
+	// when it has no reasoning, as DeepSeek and Kimi demand.
+	Reasoning string `json:"reasoning,omitempty"`
+
+	// ThinkingSwitch says how a request's thinking on or off reaches the
+	// server: "none" (default: the server's default), "reasoning_effort",
+	// "chat_template_kwargs" (enable_thinking and thinking) or "thinking"
+	// (DeepSeek's and Kimi's {"type":"enabled"}).
+	ThinkingSwitch string `json:"thinking_switch,omitempty"`
+
+	// ThinkTags says how <think> tags in the content are read: "on"
+	// (default: content that opens with <think> starts with reasoning) or
+	// "open" (the model omits the opening tag, DeepSeek-R1 style: the
+	// content starts inside the section).
+	ThinkTags string `json:"think_tags,omitempty"`
+
+	// MaxTokens, when set, caps the max_tokens a request asks for: Claude
+	// Code asks for 32000, more than some local servers' context holds.
+	MaxTokens int `json:"max_tokens,omitempty"`
+
+	// MaxResponseSize bounds a JSON answer held to be translated (bytes,
+	// default 8 MiB); a larger one is an error. Streams are never held.
+	MaxResponseSize int64 `json:"max_response_size,omitempty"`
+
+	reasoning chatcompletions.Reasoning
+	thinking  chatcompletions.ThinkingSwitch
+	logger    *zap.Logger
+}
+
+// CaddyModule returns the Caddy module information.
+func (OpenAI) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.reverse_proxy.transport.openai",
+		New: func() caddy.Module { return new(OpenAI) },
+	}
+}
+
+// Provision sets up the http transport and reads the options.
+func (t *OpenAI) Provision(ctx caddy.Context) error {
+	t.logger = ctx.Logger()
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	t.reasoning, _ = chatcompletions.ParseReasoning(t.Reasoning)
+	t.thinking, _ = chatcompletions.ParseThinkingSwitch(t.ThinkingSwitch)
+	if t.MaxResponseSize == 0 {
+		t.MaxResponseSize = DefaultMaxResponseSize
+	}
+	return t.HTTPTransport.Provision(ctx)
+}
+
+// Validate checks the options.
+func (t *OpenAI) Validate() error {
+	if _, err := chatcompletions.ParseReasoning(t.Reasoning); err != nil {
+		return fmt.Errorf("transport openai: %w", err)
+	}
+	if _, err := chatcompletions.ParseThinkingSwitch(t.ThinkingSwitch); err != nil {
+		return fmt.Errorf("transport openai: %w", err)
+	}
+	switch t.ThinkTags {
+	case "", "on", "open":
+	default:
+		return fmt.Errorf("transport openai: unknown think_tags %q: want on or open", t.ThinkTags)
+	}
+	if t.MaxTokens < 0 || t.MaxResponseSize < 0 {
+		return fmt.Errorf("transport openai: max_tokens and max_response_size cannot be negative")
+	}
+	if err := t.Models.Check(); err != nil {
+		return fmt.Errorf("transport openai: %w", err)
+	}
+	return nil
+}
+
+// RoundTrip translates a Messages request, sends it and translates the
+// answer; any other request goes as the http transport sends it.
+func (t *OpenAI) RoundTrip(req *http.Request) (resp *http.Response, err error) {
+	ep, prefix := endpointOf(req)
+	if ep == otherEndpoint {
+		return t.HTTPTransport.RoundTrip(req)
+	}
+	defer recoverRoundTrip(t.logger, &err)
+	body, err := readBody(req)
+	switch {
+	case err == errTooLarge:
+		return localResponse(req, http.StatusRequestEntityTooLarge, chatcompletions.AppendError(nil, "request_too_large", err.Error())), nil
+	case err != nil:
+		return nil, err
+	}
+	if ep == countTokensEndpoint {
+		// Chat-completions servers count no tokens: an estimate, from the
+		// text, without asking the upstream.
+		n := chatcompletions.EstimateTokens(body)
+		return localResponse(req, http.StatusOK, append(strconv.AppendInt([]byte(`{"input_tokens":`), int64(n), 10), '}')), nil
+	}
+	model, _ := t.Models.Map(modelOf(body))
+	tr, err := chatcompletions.TranslateRequest(body, chatcompletions.RequestOptions{
+		Model: model, Reasoning: t.reasoning, ThinkingSwitch: t.thinking, MaxTokens: t.MaxTokens})
+	if err != nil {
+		return localResponse(req, http.StatusBadRequest, chatcompletions.AppendError(nil, "invalid_request_error", err.Error())), nil
+	}
+	out := outgoing(req, tr.Body)
+	out.URL.Path, out.URL.RawPath = prefix+"/v1/chat/completions", ""
+	out.URL.RawQuery = withoutBeta(out.URL.Query())
+	chatHeaders(out.Header, tr.Stream)
+
+	resp, err = t.HTTPTransport.RoundTrip(out)
+	if err != nil {
+		return nil, err
+	}
+	return t.answer(resp, tr, out.URL.Host)
+}
+
+// answer translates the upstream's answer.
+func (t *OpenAI) answer(resp *http.Response, tr chatcompletions.Translated, upstream string) (*http.Response, error) {
+	body, err := decoded(resp)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		b, _ := readAnswer(body, maxErrorBody)
+		replaceBody(resp, "application/json", chatcompletions.ErrorBody(resp.StatusCode, b))
+		return resp, nil
+	}
+	opts := chatcompletions.AnswerOptions{Model: tr.Model, ToolNames: tr.ToolNames, AssumeOpen: t.ThinkTags == "open",
+		InputTokens: tr.InputTokens, Sign: chatcompletions.DefaultSign(upstream)}
+	if mediaType(resp) == "text/event-stream" {
+		r := chatcompletions.NewReader(body, chatcompletions.NewStream(opts))
+		streamBody(resp, &guardedBody{ReadCloser: readCloser{r, body}, logger: t.logger})
+		return resp, nil
+	}
+	b, err := readAnswer(body, t.MaxResponseSize)
+	if err == nil {
+		b, err = chatcompletions.TranslateAnswer(b, opts)
+	}
+	if err != nil {
+		resp.StatusCode, resp.Status = http.StatusBadGateway, "502 Bad Gateway"
+		replaceBody(resp, "application/json", chatcompletions.AppendError(nil, "api_error", err.Error()))
+		return resp, nil
+	}
+	replaceBody(resp, "application/json", b)
+	return resp, nil
+}
+
+// UnmarshalCaddyfile reads the transport's block: every `transport http`
+// subdirective, and
+//
+//	transport openai {
+//	    model <pattern> <model>     # repeatable, first match wins
+//	    reasoning reasoning_content|reasoning|reasoning_details|think_tags|none
+//	    thinking_switch none|reasoning_effort|chat_template_kwargs|thinking
+//	    think_tags on|open
+//	    max_tokens <n>
+//	    max_response_size <bytes>
+//	}
+func (t *OpenAI) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	return unmarshal(d, &t.HTTPTransport, func(d *caddyfile.Dispenser) (bool, error) {
+		switch d.Val() {
+		case "model":
+			return true, parseModel(d, &t.Models)
+		case "reasoning":
+			return true, parseOne(d, &t.Reasoning)
+		case "thinking_switch":
+			return true, parseOne(d, &t.ThinkingSwitch)
+		case "think_tags":
+			return true, parseOne(d, &t.ThinkTags)
+		case "max_tokens":
+			return true, parseInt(d, &t.MaxTokens)
+		case "max_response_size":
+			var n int
+			err := parseInt(d, &n)
+			t.MaxResponseSize = int64(n)
+			return true, err
+		}
+		return false, nil
+	})
+}
+
+// Interface guards
+var (
+	_ caddy.Provisioner                                = (*OpenAI)(nil)
+	_ caddy.Validator                                  = (*OpenAI)(nil)
+	_ caddy.CleanerUpper                               = (*OpenAI)(nil)
+	_ http.RoundTripper                                = (*OpenAI)(nil)
+	_ caddyfile.Unmarshaler                            = (*OpenAI)(nil)
+	_ reverseproxy.TLSTransport                        = (*OpenAI)(nil)
+	_ reverseproxy.H2CTransport                        = (*OpenAI)(nil)
+	_ reverseproxy.HealthCheckSchemeOverriderTransport = (*OpenAI)(nil)
+	_ reverseproxy.ProxyProtocolTransport              = (*OpenAI)(nil)
+)
