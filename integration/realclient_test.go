@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -141,7 +142,7 @@ func TestRealClaudeCodeSubagentAcrossSwitches(t *testing.T) {
 	out = claudeRun(t, claude, home, g.url(), "--continue", "and back")
 	t.Logf("run 3 on anthropic printed: %s", strings.TrimSpace(out))
 	got := requestSignatures(t, lastMainRequest(t, anthropic).Body)
-	if !sameStrings(got, own) {
+	if !slices.Equal(got, own) {
 		t.Errorf("back on anthropic, the main thread sent %d blocks, want its own %d:\n got %q\nwant %q", len(got), len(own), got, own)
 	}
 	for name, u := range g.upstreams {
@@ -153,16 +154,4 @@ func TestRealClaudeCodeSubagentAcrossSwitches(t *testing.T) {
 	}
 	t.Logf("main thread: %d anthropic blocks back after a subagent and anthropic -> glm -> anthropic; subagent requests %d; stats %+v",
 		len(got), subagent, g.stats().Stats)
-}
-
-func sameStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

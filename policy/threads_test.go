@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -76,23 +77,11 @@ func kept(pl Plan) []block.Key {
 	return keys
 }
 
-func sameKeys(a, b []block.Key) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // checkOwn fails unless the plan of c's latest turn kept exactly the
 // blocks backend produced for c before it.
 func checkOwn(t testing.TB, c *chat, pl Plan, backend, what string) {
 	t.Helper()
-	if got, want := kept(pl), c.wanted; !sameKeys(got, want) {
+	if got, want := kept(pl), c.wanted; !slices.Equal(got, want) {
 		t.Fatalf("%s: %s got %d blocks kept, want its own %d (decisions %+v)", what, backend, len(got), len(want), pl.Decisions)
 	}
 }
@@ -300,7 +289,7 @@ func TestConcurrentThreadsLoseNothing(t *testing.T) {
 						t.Errorf("chat %d turn %d: kept a block of %q for %s", g, i, d.Origin, backend)
 					}
 				}
-				if got := kept(pl); !sameKeys(got, c.wanted) {
+				if got := kept(pl); !slices.Equal(got, c.wanted) {
 					t.Errorf("chat %d turn %d: %s got %d of its %d blocks", g, i, backend, len(got), len(c.wanted))
 				}
 			}
