@@ -10,6 +10,9 @@ import (
 // seedTimeout bounds writing the registry to storage before a start.
 const seedTimeout = time.Minute
 
+// maxClients is the most clients a load has (see load.clients).
+const maxClients = 4
+
 // A bench holds what every round uses.
 type bench struct {
 	caddy    string // the Caddy binary
@@ -47,7 +50,7 @@ type gatewayRun struct {
 func (b *bench) runRound(round int) ([2]gatewayRun, error) {
 	var runs [2]gatewayRun
 	var procs [2]*caddyProcess
-	var clients [2]*client
+	var clients [2][]*client // a load's clients are the first of these
 	for via, g := range gateways {
 		p, dir, err := b.start(g)
 		if dir != "" {
@@ -65,13 +68,16 @@ func (b *bench) runRound(round int) ([2]gatewayRun, error) {
 				return runs, fmt.Errorf("%s: %w", g.name, err)
 			}
 		}
-		c := newClient("http://"+p.siteAddr, g)
-		defer c.close()
-		procs[via], clients[via] = p, c
+		for range maxClients {
+			c := newClient("http://"+p.siteAddr, g)
+			defer c.close()
+			clients[via] = append(clients[via], c)
+		}
+		procs[via] = p
 	}
 	for _, l := range b.loads.all() {
 		for via := range gateways {
-			if err := warm(clients[via], l); err != nil {
+			if err := warm(clients[via][0], l); err != nil {
 				return runs, fmt.Errorf("%s, load %q: %w", gateways[via].name, l.name, err)
 			}
 		}
@@ -84,7 +90,7 @@ func (b *bench) runRound(round int) ([2]gatewayRun, error) {
 		var t [2]tally
 		for k := range turns {
 			for _, via := range order(round + k) {
-				if err := t[via].turn(clients[via], procs[via].pid(), l, b.window/turns); err != nil {
+				if err := t[via].turn(clients[via][:l.concurrency()], procs[via].pid(), l, b.window/turns); err != nil {
 					return runs, fmt.Errorf("%s, load %q: %w", gateways[via].name, l.name, err)
 				}
 			}
@@ -100,8 +106,8 @@ func (b *bench) runRound(round int) ([2]gatewayRun, error) {
 	}
 	for via := range gateways {
 		var err error
-		runs[via].lockstep = clients[via].lockstep(b.pacer, lockstepPath, b.loads.stream.reply)
-		runs[via].chatLockstep = clients[via].lockstep(b.pacer, lockstepChatPath, b.loads.chat.answer(gateways[via]))
+		runs[via].lockstep = clients[via][0].lockstep(b.pacer, lockstepPath, b.loads.stream.reply)
+		runs[via].chatLockstep = clients[via][0].lockstep(b.pacer, lockstepChatPath, b.loads.chat.answer(gateways[via]))
 		if runs[via].peakRSS, err = peakRSS(procs[via].pid()); err != nil {
 			return runs, err
 		}

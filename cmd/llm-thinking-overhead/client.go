@@ -19,6 +19,7 @@ type client struct {
 	site    string // the gateway's base URL
 	gateway gateway
 	buf     []byte
+	sent    int // requests sent, to cycle over a load's sessions
 }
 
 // newClient returns a client of the gateway g serving at site. It asks for
@@ -35,14 +36,17 @@ func newClient(site string, g gateway) *client {
 // close closes the client's idle connection.
 func (c *client) close() { c.http.CloseIdleConnections() }
 
-// post sends body to path with the headers Claude Code sends.
+// post sends body to path with the headers Claude Code sends, the session
+// header only when session is not "".
 func (c *client) post(path, session string, body []byte) (*http.Response, error) {
 	req, err := http.NewRequest(http.MethodPost, c.site+path, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Claude-Code-Session-Id", session)
+	if session != "" {
+		req.Header.Set("X-Claude-Code-Session-Id", session)
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return nil, err
@@ -61,7 +65,8 @@ func (c *client) post(path, session string, body []byte) (*http.Response, error)
 func (c *client) send(l *load) (time.Duration, error) {
 	path := loadPath(c.gateway, l)
 	start := time.Now()
-	resp, err := c.post(path, l.session(), l.body)
+	resp, err := c.post(path, l.session(c.sent), l.body)
+	c.sent++
 	if err != nil {
 		return 0, err
 	}

@@ -44,29 +44,50 @@ type load struct {
 	// the client (see chat.go); nil for the others.
 	chatRequest []byte
 	translated  *reply
+	// clients is how many clients send the load at once (one when 0).
+	// sessions, when set, are the sessions they cycle over, a request
+	// each; anonymous loads name none.
+	clients   int
+	sessions  []string
+	anonymous bool
 }
 
-// session is the load's X-Claude-Code-Session-Id. Each load is a
-// conversation of its own: a conversation that stops replaying blocks
-// lets the registry forget them, so loads sharing one would make each
-// other's blocks unknown.
-func (l *load) session() string { return "bench-" + l.slug }
+// session returns the X-Claude-Code-Session-Id of the load's n-th request
+// from one client, "" for none. Each load is a conversation (or several)
+// of its own, so that its blocks' origins are its own.
+func (l *load) session(n int) string {
+	switch {
+	case l.anonymous:
+		return ""
+	case len(l.sessions) > 0:
+		return l.sessions[n%len(l.sessions)]
+	}
+	return "bench-" + l.slug
+}
 
-// loads are the six loads, by what the targets ask of each.
+// concurrency returns how many clients send the load at once.
+func (l *load) concurrency() int { return max(1, l.clients) }
+
+// loads are the eleven loads, by what the targets ask of each.
 type loads struct {
 	unchanged256, unchanged1M *load // nothing to change
 	switched256, switched1M   *load // after a switch
 	stream                    *load
 	chat                      *load // a chat-completions stream, translated by transport openai
+	// Clients without a session, several clients at once, a team.
+	anonymous256, anonymous1M *load // no session, blocks the gateway never saw
+	sessions8, sessions64     *load
+	textStream                *load // text deltas after a 64 KiB request
 }
 
 // all returns the loads in the order the report lists them.
 func (ls loads) all() []*load {
-	return []*load{ls.unchanged256, ls.unchanged1M, ls.switched256, ls.switched1M, ls.stream, ls.chat}
+	return []*load{ls.unchanged256, ls.unchanged1M, ls.switched256, ls.switched1M, ls.stream, ls.chat,
+		ls.anonymous256, ls.anonymous1M, ls.sessions8, ls.sessions64, ls.textStream}
 }
 
-// buildLoads grows the captured session into the four session loads and
-// adds the streaming one.
+// buildLoads grows the captured session into the session loads and adds
+// the streaming ones.
 func buildLoads() (loads, error) {
 	capture, err := readCapture()
 	if err != nil {
@@ -93,6 +114,9 @@ func buildLoads() (loads, error) {
 		reply: sseReply(streamEvents),
 	}
 	if ls.chat, err = chatLoad(); err != nil {
+		return loads{}, err
+	}
+	if ls.anonymous256, ls.anonymous1M, ls.sessions8, ls.sessions64, ls.textStream, err = teamLoads(capture, message); err != nil {
 		return loads{}, err
 	}
 	return ls, nil

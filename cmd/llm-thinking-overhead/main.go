@@ -4,11 +4,16 @@
 // and the CPU time of the Caddy process (from /proc, so Linux only) is
 // divided by the requests it served.
 //
-// Five loads are measured through both gateways: Claude Code sessions of
-// 256 KiB and 1 MiB with nothing to change, the same sizes after a switch
-// (10 thinking blocks produced by another backend, which llm_thinking must
-// remove), and a stream of 2000 SSE events. The registry starts with over
-// 100,000 blocks. The upstream checks every body it receives and the client
+// Eleven loads are measured through both gateways: Claude Code sessions
+// of 256 KiB and 1 MiB with nothing to change, the same sizes after a
+// switch (10 thinking blocks produced by another backend, which
+// llm_thinking must remove), a stream of 2000 SSE events, a
+// chat-completions stream that transport openai translates, and the loads
+// of other clients and of a team: sessions that name no session (256 KiB
+// from 4 clients, 1 MiB from 2, blocks the gateway never saw), 4 clients
+// cycling over 8 and over 64 sessions of 1 MiB, and 4 clients whose 64 KiB
+// requests are answered with 2000 text deltas. The registry starts with
+// over 100,000 blocks. The upstream checks every body it receives and the client
 // every answer; any difference ends the run. A lockstep check makes sure
 // every event of a stream is forwarded in its own flush.
 //

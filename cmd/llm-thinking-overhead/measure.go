@@ -2,7 +2,9 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -49,27 +51,43 @@ func warm(c *client, l *load) error {
 	return nil
 }
 
-// turn sends the load again and again through c, one request at a time,
-// for d, and adds what that cost the Caddy process pid to t.
-func (t *tally) turn(c *client, pid int, l *load, d time.Duration) error {
+// turn sends the load again and again through every client of cs at once,
+// one request at a time each, for d, and adds what that cost the Caddy
+// process pid to t.
+func (t *tally) turn(cs []*client, pid int, l *load, d time.Duration) error {
 	before, err := cpuSeconds(pid)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	for time.Since(start) < d {
-		ttfb, err := c.send(l)
-		if err != nil {
-			return err
-		}
-		t.ttfbs = append(t.ttfbs, ttfb)
+	ttfbs := make([][]time.Duration, len(cs))
+	errs := make([]error, len(cs))
+	var wg sync.WaitGroup
+	for i, c := range cs {
+		wg.Go(func() {
+			for time.Since(start) < d {
+				ttfb, err := c.send(l)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				ttfbs[i] = append(ttfbs[i], ttfb)
+			}
+		})
 	}
+	wg.Wait()
 	t.wall += time.Since(start)
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
 	after, err := cpuSeconds(pid)
 	if err != nil {
 		return err
 	}
 	t.cpu = t.cpu.add(after.sub(before))
+	for _, ts := range ttfbs {
+		t.ttfbs = append(t.ttfbs, ts...)
+	}
 	return nil
 }
 

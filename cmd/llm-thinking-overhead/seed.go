@@ -30,7 +30,8 @@ type origin struct {
 }
 
 // registryOrigins returns the blocks the llm_thinking registry starts
-// with: fillerBlocks blocks of no load, then every block of the loads. A
+// with: fillerBlocks blocks of no load, then every block of the loads but
+// the anonymous ones. A
 // block found twice is an error, since it could have only one origin.
 func registryOrigins(ls []*load) ([]origin, error) {
 	origins := make([]origin, 0, fillerBlocks)
@@ -41,6 +42,9 @@ func registryOrigins(ls []*load) ([]origin, error) {
 	}
 	seen := make(map[block.Key]string)
 	for _, l := range ls {
+		if l.anonymous {
+			continue // blocks the gateway never saw
+		}
 		for i, k := range l.keys {
 			if other, dup := seen[k]; dup {
 				return nil, fmt.Errorf("thinking block %s is in load %q and again in load %q", k, other, l.name)

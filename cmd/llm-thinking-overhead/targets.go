@@ -27,6 +27,11 @@ const (
 	maxChatCPURatio = 1.5
 	// Peak memory added with a registry of fillerBlocks blocks or more.
 	maxAddedRSS = 30 << 20
+	// Clients without a session, at 256 KiB and 1 MiB: CPU per request.
+	maxAnonymous256CPURatio = 1.15
+	maxAnonymous1MCPURatio  = 1.25
+	// A team's 64 sessions of 1 MiB: CPU per request.
+	maxSessionsCPURatio = 1.25
 )
 
 // A target is one bound the overhead must stay within, and whether it did.
@@ -83,7 +88,11 @@ func targets(s summary) []target {
 			what: fmt.Sprintf("peak RSS difference %+.1f MiB <= %.0f MiB with %d blocks in the registry (>= %d)",
 				mebibytes(addedRSS), mebibytes(maxAddedRSS), s.registryBlocks, fillerBlocks),
 			met: addedRSS <= maxAddedRSS && s.registryBlocks >= fillerBlocks,
-		})
+		},
+		atMost(ls.anonymous256.name+": CPU ratio", s.perLoad[ls.anonymous256].cpuRatio(), maxAnonymous256CPURatio),
+		atMost(ls.anonymous1M.name+": CPU ratio", s.perLoad[ls.anonymous1M].cpuRatio(), maxAnonymous1MCPURatio),
+		atMost(ls.sessions64.name+": CPU ratio", s.perLoad[ls.sessions64].cpuRatio(), maxSessionsCPURatio),
+		atMost(ls.textStream.name+": CPU ratio", s.perLoad[ls.textStream].cpuRatio(), maxStreamCPURatio))
 	return ts
 }
 
