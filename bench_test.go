@@ -3,6 +3,7 @@ package llmthinking
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
 )
@@ -177,4 +179,31 @@ func BenchmarkPassThroughSSE(b *testing.B) {
 // BenchmarkObserveSSE streams a reply through the handler.
 func BenchmarkObserveSSE(b *testing.B) {
 	benchmarkStream(b, quietHandler(b).ServeHTTP)
+}
+
+// BenchmarkServeHTTP1MiBNoSession serves a long session of a client that
+// names no session, again and again, whose blocks the registry (full, as
+// a busy gateway's) never saw: its thread is recognized from its history
+// alone, and every block is looked for.
+func BenchmarkServeHTTP1MiBNoSession(b *testing.B) {
+	body := longSession(b, 1<<20)
+	at := bytes.Index(body, []byte(`,"metadata":`))
+	end := bytes.Index(body[at+1:], []byte(`},`))
+	body = append(body[:at:at], body[at+1+end+1:]...) // no metadata.user_id either
+	h := quietHandler(b)
+	for i := range 100_000 {
+		var k block.Key
+		binary.LittleEndian.PutUint64(k[:], uint64(i)*0x9E3779B97F4A7C15)
+		h.policy.Registry.Observe(0, "anthropic", k)
+	}
+	w := &discard{header: http.Header{}}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r := benchRequest(body)
+		r.Header.Del("X-Claude-Code-Session-Id")
+		if err := h.ServeHTTP(w, r, drain); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

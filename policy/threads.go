@@ -272,23 +272,24 @@ func (ts *Threads) settle(m *match, scope string, n int, hist *thinking.History,
 // body is valid JSON).
 func (ts *Threads) keep(m *match, save func(*thinking.Checkpoint)) {
 	ts.mu.Lock()
-	if m.held != nil {
-		m.held.release()
-	}
 	var t *thread
 	if m.tracked && m.id != 0 {
 		t = ts.byID[m.id]
 	}
 	if t == nil || m.repeat && m.held != nil && t.held == m.held {
+		ts.release(m)
 		ts.mu.Unlock()
 		return
 	}
 	ts.mu.Unlock()
+	// The request may still read the checkpoint it was resumed from while
+	// it saves (see thinking.Request.Save): it releases it after.
 	cp := checkpoints.Get().(*thinking.Checkpoint)
 	save(cp)
 	h := &held{cp: cp, hist: m.kept, size: cp.Size()}
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
+	ts.release(m)
 	if t.gone || t.hist != m.kept {
 		checkpoints.Put(cp)
 		return
@@ -304,6 +305,14 @@ func (ts *Threads) keep(m *match, save func(*thinking.Checkpoint)) {
 		ts.count(t, h.size)
 	}
 	ts.trim(t)
+}
+
+// release ends the request's use of the checkpoint it read with.
+func (ts *Threads) release(m *match) {
+	if m.held != nil {
+		m.held.release()
+		m.held = nil
+	}
 }
 
 // drop lets go of t's checkpoint; its last user recycles it.

@@ -175,12 +175,13 @@ func (r *Registry) lookup(c *thread, keys []block.Key) []slot {
 // request, so what it held is among c.replayed.
 func (r *Registry) advance(c *thread, keys []block.Key, slots []slot) {
 	n := len(c.replayed)
-	if c.unknown == 0 && n > 0 && n <= len(keys) && slices.Equal(c.replayed, keys[:n]) {
-		// The request replays the last one's history, every block of which
-		// it holds, and adds to it, as a thread's next request does: nothing
-		// is released, and only what it adds is new.
+	if n > 0 && n <= len(keys) && slices.Equal(c.replayed, keys[:n]) && (c.unknown == 0 || slices.Equal(c.slots, slots[:n])) {
+		// The request replays the last one's history, found where it was
+		// then (the blocks it held, and the ones the registry did not know
+		// and still does not), and adds to it, as a thread's next request
+		// does: nothing is released, and only what it adds is new.
 		r.expireOrphans(c, func(k block.Key) bool { return slices.Contains(keys, k) })
-		c.unknown = r.holdAll(c, slots[n:])
+		c.unknown += r.holdAll(c, slots[n:])
 		c.replayed = append(c.replayed, keys[n:]...)
 		c.slots = append(c.slots[:n], slots[n:]...)
 		return

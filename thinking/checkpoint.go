@@ -2,6 +2,7 @@ package thinking
 
 import (
 	"hash/maphash"
+	"slices"
 	"unsafe"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
@@ -53,22 +54,25 @@ func (r *Request) restore() int {
 	if n == 0 {
 		return 0
 	}
+	// The messages and their parts are read only by a rewrite, and a
+	// request with nothing to change needs none: they are taken as the
+	// checkpoint holds them, and made the Request's own when a rewrite asks
+	// (see materialize). The blocks are what every request reads.
 	base := r.arrayAt
 	for _, c := range cp.messages[:n] {
-		m := c.at(base)
-		r.messages = append(r.messages, m)
-		r.shapes.count(m, 1)
+		r.shapes.count(message{reasoning: c.reasoning, misordered: c.misordered}, 1)
 	}
-	for _, c := range cp.content[:cp.messages[n-1].parts[1]] {
-		r.content = append(r.content, c.at(base))
-	}
+	np := int(cp.messages[n-1].parts[1])
+	r.messages = slices.Grow(r.messages[:0], n)[:n]
+	r.content = slices.Grow(r.content[:0], np)[:np]
+	r.lazyMessages, r.lazyParts, r.lazyBase = cp.messages[:n], cp.content[:np], base
 	for _, c := range cp.blocks {
 		if int(c.message) >= n {
 			break
 		}
 		r.blocks = append(r.blocks, c.expand())
 	}
-	r.restored, r.resumedAt = n, r.messages[n-1].end
+	r.restored, r.resumedAt = n, int(cp.messages[n-1].end)+base
 	r.prefixValid = cp.valid && base == cp.arrayAt && maphash.Bytes(seed, r.body[:r.arrayAt+1]) == cp.head
 	return n
 }
@@ -100,6 +104,18 @@ func (r *Request) restoreTail(end int) (bool, error) {
 	return true, nil
 }
 
+// materialize makes the messages and parts taken from a checkpoint the
+// Request's own.
+func (r *Request) materialize() {
+	for i, c := range r.lazyMessages {
+		r.messages[i] = c.at(r.lazyBase)
+	}
+	for i, c := range r.lazyParts {
+		r.content[i] = c.at(r.lazyBase)
+	}
+	r.lazyMessages, r.lazyParts = nil, nil
+}
+
 // Save records in cp the structure of r's body, for a request that
 // continues its history. A body without messages empties cp. Call it
 // after any Rewrite, which may learn that the body is valid JSON.
@@ -119,12 +135,13 @@ func (r *Request) Save(cp *Checkpoint) {
 	cp.arrayAt = base
 	cp.head = maphash.Bytes(seed, r.body[:base+1])
 	cp.valid = r.validated
-	cp.messages = cp.messages[:0]
-	for _, m := range r.messages {
+	// What is still as the checkpoint held it is copied as it is.
+	cp.messages = append(cp.messages[:0], r.lazyMessages...)
+	for _, m := range r.messages[len(r.lazyMessages):] {
 		cp.messages = append(cp.messages, compactMessage(m, base))
 	}
-	cp.content = cp.content[:0]
-	for _, p := range r.content {
+	cp.content = append(cp.content[:0], r.lazyParts...)
+	for _, p := range r.content[len(r.lazyParts):] {
 		cp.content = append(cp.content, compactPart(p, base))
 	}
 	cp.blocks = cp.blocks[:0]
@@ -172,5 +189,5 @@ func (r *Request) resumeMessages(v int) jsonscan.Iter {
 	if n == 0 {
 		return jsonscan.Elements(r.body, v)
 	}
-	return jsonscan.ResumeElements(r.body, r.messages[n-1].end, n)
+	return jsonscan.ResumeElements(r.body, r.resumedAt, n)
 }

@@ -213,6 +213,19 @@ func checkResume(t *testing.T, req *Request, body []byte, seed uint64) {
 	if again.from.Shared != h.Len() || h.Len() > 0 && again.resumedAt == 0 {
 		t.Fatalf("a checkpoint did not cover its own body: %d of %d messages", again.from.Shared, h.Len())
 	}
+	// A rewrite of what was taken from the checkpoint as it was, before
+	// anything else asks for it, is the rewrite of the body read in full.
+	actions := make([]Action, len(again.Blocks()))
+	for i := range actions {
+		actions[i] = Action(seed >> (i % 60) % 4)
+	}
+	full, _ := Parse(body)
+	a, ra, aerr := again.Rewrite(actions)
+	b, rb, berr := full.Rewrite(actions)
+	if !bytes.Equal(a, b) || ra != rb || (aerr == nil) != (berr == nil) {
+		t.Fatalf("rewrites of a resumed and a full read differ:\n%s\n%s", a, b)
+	}
+	full.Release()
 	sameState(t, again, req)
 	again.Release()
 	if len(body) == 0 {

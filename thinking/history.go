@@ -153,6 +153,10 @@ func (r *Request) History() *History {
 	if n == 0 || len(r.body)-r.arrayAt > math.MaxUint32 {
 		return nil
 	}
+	if r.from.Shared == n && r.from.History.Len() == n {
+		return r.from.History // the same messages: the History it shares
+	}
+	r.materialize()
 	h := &History{ends: make([]uint32, n), digests: make([]uint64, n)}
 	shared := min(r.from.Shared, r.from.History.Len(), n)
 	if shared > 0 {

@@ -52,6 +52,13 @@ type Request struct {
 	// find and from: see Resume.
 	find Finder
 	from From
+	// lazyMessages and lazyParts are the messages and parts taken from a
+	// checkpoint, as it holds them, until a rewrite asks for them (see
+	// materialize): the first of messages and content wait for them.
+	// lazyBase is their base.
+	lazyMessages []cmessage
+	lazyParts    []cpart
+	lazyBase     int
 	// restored counts the messages taken from a checkpoint, and resumedAt
 	// is where they end, or 0; prefixValid says the body up to there was
 	// checked to be valid JSON.

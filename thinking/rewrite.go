@@ -244,6 +244,7 @@ func (rw *rewrite) changed() bool {
 
 // plan turns every message that holds a block not kept into pieces.
 func (r *Request) plan(actions []Action) *rewrite {
+	r.materialize()
 	rw := &r.rw
 	n := len(r.messages)
 	*rw = rewrite{
