@@ -1,18 +1,22 @@
 package chatcompletions
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 )
 
 // FuzzStream feeds any bytes, cut at any point, as an upstream stream: the
-// client's stream must keep every rule checkStream checks, whatever came.
+// client's stream must keep every rule checkStream checks, whatever came,
+// and be the same without fastChunk.
 func FuzzStream(f *testing.F) {
 	f.Add(sse(delta(`{"reasoning_content":"a"}`), delta(`{"content":"b"}`), finish("stop"), usageChunk, "[DONE]"), 3)
 	f.Add(sse(delta(`{"content":"<think>x</think>\n\ny"}`), finish("stop")), 20)
 	f.Add(sse(delta(`{"tool_calls":[{"index":0,"id":"c","function":{"name":"B","arguments":"{\"a\":"}}]}`), finish("length")), 40)
 	f.Add(sse(delta(`{"reasoning":"r","reasoning_details":[{"type":"reasoning.text","text":"r"}]}`), `{"error":{"message":"x"}}`), 0)
 	f.Add("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"ls\"}}]},\"finish_reason\":\"tool_calls\"}]}\r\n\r\n", 9)
+	f.Add(sse(serverChunk("reasoning", `"a"`), serverChunk("content", `"\n\nb"`), finish("stop"), usageChunk, "[DONE]"), 7)
+	f.Add(sse(serverChunk("content", `"<think>a"`), serverChunk("content", `"</think>b\u00e9"`), finish("stop")), 30)
 	f.Fuzz(func(t *testing.T, in string, cut int) {
 		if cut < 0 || cut > len(in) {
 			cut = len(in) / 2
@@ -23,6 +27,11 @@ func FuzzStream(f *testing.F) {
 			out := translate(opts, in[:cut], in[cut:])
 			if _, err := checkStream(out); err != nil {
 				t.Fatalf("%v\nin  %q\nout %s", err, in, out)
+			}
+			full := NewStream(opts)
+			full.noFast = true
+			if want := translateWith(full, in[:cut], in[cut:]); !bytes.Equal(out, want) {
+				t.Fatalf("in %q\nwith fastChunk    %s\nwithout fastChunk %s", in, out, want)
 			}
 		}
 	})

@@ -157,7 +157,12 @@ func contains(s []string, v string) bool {
 // translate runs an upstream stream through a Reader that reads it in
 // the given pieces, and returns the client's stream.
 func translate(opts AnswerOptions, pieces ...string) []byte {
-	r := NewReader(&piecewise{pieces: pieces}, NewStream(opts))
+	return translateWith(NewStream(opts), pieces...)
+}
+
+// translateWith is translate through the Stream s.
+func translateWith(s *Stream, pieces ...string) []byte {
+	r := NewReader(&piecewise{pieces: pieces}, s)
 	var out bytes.Buffer
 	buf := make([]byte, 512)
 	for i := 0; i < 1<<20; i++ {

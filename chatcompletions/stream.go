@@ -45,6 +45,7 @@ type Stream struct {
 	usage   usage
 	scratch []byte
 	c       chunk
+	noFast  bool // every chunk takes parseChunk: set by tests of fastChunk
 }
 
 // kind is the kind of the open block.
@@ -96,7 +97,7 @@ func (s *Stream) Chunk(dst, data []byte) []byte {
 	if string(data) == "[DONE]" {
 		return s.done(dst)
 	}
-	if !parseChunk(data, &s.c) {
+	if !s.parse(data) {
 		return s.Fail(dst, "api_error", "the upstream sent a chunk that is not a JSON object")
 	}
 	c := &s.c
@@ -139,6 +140,12 @@ func (s *Stream) Chunk(dst, data []byte) []byte {
 		dst = s.end(dst)
 	}
 	return dst
+}
+
+// parse reads a chunk's data into s.c: a chunk of the common shape by
+// fastChunk, any other by parseChunk, which reads it the same.
+func (s *Stream) parse(data []byte) bool {
+	return !s.noFast && fastChunk(data, &s.c) || parseChunk(data, &s.c)
 }
 
 // End appends what ends the stream when the upstream's body ended: the
