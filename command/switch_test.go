@@ -40,7 +40,11 @@ func TestSwitchBackendAndUpstream(t *testing.T) {
 	}
 
 	rec := newRecorder(t)
-	out, err := llmThinking(t, "switch", "--address", rec.addr(), "glm", newGLM.HostPort())
+	var out string
+	err := server.Change(site, func() (err error) {
+		out, err = llmThinking(t, "switch", "--address", rec.addr(), "glm", newGLM.HostPort())
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +68,10 @@ func TestSwitchBackendAndUpstream(t *testing.T) {
 	}
 	assertBlocks(t, reqs[0].Body, nil)
 
-	out, err = llmThinking(t, "switch", "--address", adminAddr, "anthropic")
+	err = server.Change(site, func() (err error) {
+		out, err = llmThinking(t, "switch", "--address", adminAddr, "anthropic")
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
