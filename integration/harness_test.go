@@ -21,15 +21,22 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
 )
 
-// adminAddr is Caddy's admin endpoint for the tests.
-const adminAddr = "localhost:2999"
+// adminAddr is Caddy's admin endpoint for the tests: a port of 127.0.0.1
+// free when the tests start, so that test runs of several checkouts on one
+// machine never load configs into each other's Caddy.
+var adminAddr string
 
 // server is the Caddy all tests share.
 var server *gatewaytest.Caddy
 
 func TestMain(m *testing.M) {
 	gatewaytest.RunIfChild()
-	var err error
+	port, err := llmtest.FreePort()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	adminAddr = fmt.Sprintf("127.0.0.1:%d", port)
 	if server, err = gatewaytest.Start(adminAddr); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

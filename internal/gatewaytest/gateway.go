@@ -48,7 +48,7 @@ func Start(admin string) (*Caddy, error) {
 		if err != nil {
 			return nil, err
 		}
-		admin = fmt.Sprintf("localhost:%d", adminPort)
+		admin = fmt.Sprintf("127.0.0.1:%d", adminPort)
 	}
 	// The same admin config as every Site renders, so that loads never
 	// restart the admin server under a client's feet.
