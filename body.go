@@ -42,7 +42,9 @@ func newBody(t *memoryTicket) *body {
 // readBody reads the whole request body, refusing more than limit bytes,
 // taking room from the budget as the bytes arrive. A body the budget could
 // never hold, with the copy it may need, is refused before it is read. The
-// caller owns one reference and must call close.
+// caller owns one reference and must call close. The request's own body is
+// left open, so that the rest of a body refused for lack of room can be
+// read and dropped (see dropRest); the server closes it.
 func readBody(r *http.Request, limit int64, t *memoryTicket) (*body, error) {
 	switch {
 	case r.ContentLength > limit:
@@ -54,7 +56,6 @@ func readBody(r *http.Request, limit int64, t *memoryTicket) (*body, error) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return b, nil
 	}
-	defer r.Body.Close()
 	if err := b.readFrom(r.Body, r.ContentLength, limit); err != nil {
 		b.close()
 		return nil, err

@@ -30,10 +30,12 @@ import (
 // body.readFrom), so a client that trickles its body holds only about what
 // it sent. When there is no room it waits, at most its handler's
 // memory_wait in all; waiters are served oldest request first, so small
-// requests cannot starve a large one. When every byte in use belongs to
-// requests that wait for more, none of them could ever finish: the youngest
-// that holds anything gives way at once (its client gets a 529, which
-// clients retry), so that the older ones go on.
+// requests cannot starve a large one. What a waiting request holds is of
+// no use while it waits: when the oldest waiter cannot be served, younger
+// waiters that hold bytes give way at once, youngest first, until what
+// they hold would serve it (their clients get a 529, which clients retry).
+// So requests that all wait for more, none able to finish, never stall
+// each other, and memory is not held by requests that cannot go on.
 type memoryBudget struct {
 	mu sync.Mutex
 	// limit bounds charged.
@@ -45,12 +47,11 @@ type memoryBudget struct {
 	inUse int64
 	peak  int64
 	cache bufferCache
-	// waiters are the requests waiting for room, oldest request first;
-	// waitingHeld is what they hold meanwhile.
-	waiters     []*memoryWaiter
-	waitingHeld int64
-	// givingWay counts the requests told to give way that still hold bytes.
-	givingWay int
+	// waiters are the requests waiting for room, oldest request first.
+	waiters []*memoryWaiter
+	// givingWay is what the requests told to give way still hold: room on
+	// its way back.
+	givingWay int64
 	// collecting is set while a collection asked for runs; letGo, when
 	// buffers were let go since the last one started.
 	collecting bool
@@ -107,7 +108,6 @@ type memoryTicket struct {
 	counted bool // its waits were counted
 	// Guarded by b.mu.
 	held    int64
-	waiting bool
 	gaveWay bool
 }
 
@@ -127,7 +127,9 @@ type memoryWaiter struct {
 }
 
 // buffer returns an empty buffer of at least need bytes, in use by the
-// request; one of want bytes (want >= need) when such a buffer is cached.
+// request; one of want bytes (want >= need) when such a buffer is cached
+// and nobody waits for room (a body of known length then takes one buffer
+// of its size, but under pressure grows only as its bytes arrive).
 // Without room it waits when wait is set, else fails with errNoRoom.
 func (t *memoryTicket) buffer(want, need int, wait bool) ([]byte, error) {
 	b := t.b
@@ -138,8 +140,11 @@ func (t *memoryTicket) buffer(want, need int, wait bool) ([]byte, error) {
 		return nil, errBeyondBudget
 	}
 	if b.first(t) {
-		buf := b.cache.take(want)
-		if buf == nil && want != need {
+		var buf []byte
+		if want != need && len(b.waiters) == 0 {
+			buf = b.cache.take(want)
+		}
+		if buf == nil {
 			buf = b.cache.take(need)
 		}
 		if buf != nil {
@@ -247,18 +252,15 @@ func (b *memoryBudget) first(t *memoryTicket) bool {
 func (b *memoryBudget) use(t *memoryTicket, n int64) {
 	t.held += n
 	b.inUse += n
-	if t.waiting {
-		b.waitingHeld += n
-	}
 	b.peak = max(b.peak, b.charged)
 }
 
 // unuse counts n bytes t no longer holds.
 func (b *memoryBudget) unuse(t *memoryTicket, n int64) {
 	b.use(t, -n)
-	if t.gaveWay && t.held == 0 {
-		t.gaveWay = false
-		b.givingWay--
+	if t.gaveWay {
+		b.givingWay -= n
+		t.gaveWay = t.held > 0
 	}
 }
 
@@ -295,8 +297,6 @@ func (b *memoryBudget) enqueue(w *memoryWaiter) {
 		return compareAge(v.t.age, age)
 	})
 	b.waiters = slices.Insert(b.waiters, i, w)
-	w.t.waiting = true
-	b.waitingHeld += w.t.held
 	b.dispatch()
 }
 
@@ -314,17 +314,12 @@ func compareAge(a, b uint64) int {
 func (b *memoryBudget) dequeue(i int) *memoryWaiter {
 	w := b.waiters[i]
 	b.waiters = slices.Delete(b.waiters, i, i+1)
-	w.t.waiting = false
-	b.waitingHeld -= w.t.held
 	return w
 }
 
 // dispatch serves the waiters that room allows, oldest first. When the
-// oldest cannot be served it makes room come: cached buffers are let go,
-// a collection runs for what was let go, and when nothing else can free
-// room (every byte in use is held by waiters), the youngest waiter that
-// holds bytes gives way. Called with b.mu held, after anything that may
-// have made room.
+// oldest cannot be served it makes room come (see unblock). Called with
+// b.mu held, after anything that may have made room.
 func (b *memoryBudget) dispatch() {
 	for len(b.waiters) > 0 {
 		w := b.waiters[0]
@@ -345,13 +340,19 @@ func (b *memoryBudget) dispatch() {
 	}
 }
 
-// unblock makes room come for the oldest waiter, which room does not allow.
+// unblock makes room come for the oldest waiter, which room does not allow:
+// cached buffers are let go and collected, and, for what that and the
+// requests giving way already will not free, younger waiters that hold
+// bytes give way, youngest first.
 func (b *memoryBudget) unblock() {
-	awaitingCollection := b.charged - b.inUse - b.cache.bytes
-	if missing := b.charged + b.waiters[0].size - b.limit - awaitingCollection; missing > 0 && b.cache.bytes > 0 {
-		b.cache.evict(missing)
+	head := b.waiters[0]
+	missing := func() int64 {
+		awaitingCollection := b.charged - b.inUse - b.cache.bytes
+		return b.charged + head.size - b.limit - awaitingCollection - b.givingWay
+	}
+	if m := missing(); m > 0 && b.cache.bytes > 0 {
+		b.cache.evict(m)
 		b.letGo = true
-		awaitingCollection = b.charged - b.inUse - b.cache.bytes
 	}
 	if b.letGo && !b.collecting {
 		b.letGo = false
@@ -359,16 +360,12 @@ func (b *memoryBudget) unblock() {
 		b.collections.Add(1)
 		go b.collect()
 	}
-	if b.collecting || awaitingCollection > 0 || b.givingWay > 0 || b.waitingHeld < b.inUse {
-		return // room will come
-	}
-	for i := len(b.waiters) - 1; i > 0; i-- {
+	for i := len(b.waiters) - 1; i > 0 && missing() > 0; i-- {
 		if w := b.waiters[i]; w.t.held > 0 {
 			b.dequeue(i)
 			w.t.gaveWay = true
-			b.givingWay++
+			b.givingWay += w.t.held
 			w.done <- errGaveWay
-			return
 		}
 	}
 }

@@ -41,13 +41,20 @@ func TestBufferSizes(t *testing.T) {
 	}
 }
 
-// take asks b for a buffer of need bytes for t in a goroutine, and returns
-// a channel that gets the outcome.
-func take(tk *memoryTicket, need int) chan error {
-	done := make(chan error, 1)
+// taken is the outcome of take.
+type taken struct {
+	buf []byte
+	err error
+}
+
+// take asks for a buffer of need bytes for tk in a goroutine, and returns
+// a channel that gets the outcome. The caller keeps the buffer reachable:
+// collected, it would give its room back.
+func take(tk *memoryTicket, need int) chan taken {
+	done := make(chan taken, 1)
 	go func() {
-		_, err := tk.buffer(need, need, true)
-		done <- err
+		buf, err := tk.buffer(need, need, true)
+		done <- taken{buf, err}
 	}()
 	return done
 }
@@ -83,12 +90,14 @@ func TestBudgetServesTheOldestRequestFirst(t *testing.T) {
 	fromOlder := take(older, 2<<20)
 	awaitWaiters(t, b, 2)
 	holder.put(held)
-	if err := <-fromOlder; err != nil {
-		t.Fatalf("the older request: %v", err)
+	got := <-fromOlder
+	if got.err != nil {
+		t.Fatalf("the older request: %v", got.err)
 	}
+	defer runtime.KeepAlive(got.buf)
 	select {
-	case err := <-fromYounger:
-		t.Fatalf("the younger request was served (%v) while the older one held everything", err)
+	case got := <-fromYounger:
+		t.Fatalf("the younger request was served (%v) while the older one held everything", got.err)
 	default:
 	}
 	if s := b.stats(); s.InUse != 2<<20 || s.Waits != 2 {
@@ -99,9 +108,11 @@ func TestBudgetServesTheOldestRequestFirst(t *testing.T) {
 func TestBudgetWaitIsBounded(t *testing.T) {
 	b := newMemoryBudget(1 << 20)
 	holder := b.ticket(context.Background(), time.Minute)
-	if _, err := holder.buffer(1<<20, 1<<20, true); err != nil {
+	held, err := holder.buffer(1<<20, 1<<20, true)
+	if err != nil {
 		t.Fatal(err)
 	}
+	defer runtime.KeepAlive(held) // collected, it would give its room back
 	waiter := b.ticket(context.Background(), 20*time.Millisecond)
 	if _, err := waiter.buffer(64<<10, 64<<10, true); !errors.Is(err, errOverloaded) {
 		t.Fatalf("err = %v, want errOverloaded", err)
@@ -116,16 +127,16 @@ func TestBudgetWaitIsBounded(t *testing.T) {
 	done := take(gone, 64<<10)
 	awaitWaiters(t, b, 1)
 	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Fatalf("a client gone: err = %v", err)
+	if got := <-done; !errors.Is(got.err, context.Canceled) {
+		t.Fatalf("a client gone: err = %v", got.err)
 	}
 	if _, err := b.ticket(context.Background(), time.Minute).buffer(64<<10, 64<<10, false); !errors.Is(err, errNoRoom) {
 		t.Fatalf("an answer's buffer without room: err = %v", err)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if len(b.waiters) != 0 || b.waitingHeld != 0 || b.inUse != 1<<20 {
-		t.Fatalf("%d waiters holding %d, %d in use", len(b.waiters), b.waitingHeld, b.inUse)
+	if len(b.waiters) != 0 || b.inUse != 1<<20 {
+		t.Fatalf("%d waiters, %d in use", len(b.waiters), b.inUse)
 	}
 }
 
@@ -134,29 +145,62 @@ func TestBudgetWaitIsBounded(t *testing.T) {
 func TestBudgetYoungestGivesWay(t *testing.T) {
 	b := newMemoryBudget(2 << 20)
 	older, younger := b.ticket(context.Background(), time.Minute), b.ticket(context.Background(), time.Minute)
+	var held [][]byte
 	for _, tk := range []*memoryTicket{older, younger} {
-		if _, err := tk.buffer(1<<20, 1<<20, true); err != nil {
+		buf, err := tk.buffer(1<<20, 1<<20, true)
+		if err != nil {
 			t.Fatal(err)
 		}
+		held = append(held, buf)
 	}
+	defer runtime.KeepAlive(held) // collected, they would give their room back
 	fromYounger := take(younger, 1<<20)
 	awaitWaiters(t, b, 1)
 	fromOlder := take(older, 1<<20)
-	if err := <-fromYounger; !errors.Is(err, errGaveWay) {
-		t.Fatalf("the younger request: %v, want errGaveWay", err)
+	if got := <-fromYounger; !errors.Is(got.err, errGaveWay) {
+		t.Fatalf("the younger request: %v, want errGaveWay", got.err)
 	}
 	select {
-	case err := <-fromOlder:
-		t.Fatalf("the older request was served (%v) before the younger let go", err)
+	case got := <-fromOlder:
+		t.Fatalf("the older request was served (%v) before the younger let go", got.err)
 	default:
 	}
-	b.mu.Lock()
-	younger.held, b.inUse, b.givingWay = 0, b.inUse-1<<20, b.givingWay-1 // what putting its buffer back does
-	b.charged -= 1 << 20
-	b.dispatch()
-	b.mu.Unlock()
-	if err := <-fromOlder; err != nil {
-		t.Fatalf("the older request: %v", err)
+	younger.put(held[1])
+	if got := <-fromOlder; got.err != nil {
+		t.Fatalf("the older request: %v", got.err)
+	}
+}
+
+// TestBudgetWaitersGiveWayToOlderOnes: a younger request that waits holding
+// bytes gives them to an older one that waits, rather than both waiting
+// for a third that holds the rest of the budget.
+func TestBudgetWaitersGiveWayToOlderOnes(t *testing.T) {
+	b := newMemoryBudget(2 << 20)
+	ctx := context.Background()
+	holder, older, younger := b.ticket(ctx, time.Minute), b.ticket(ctx, time.Minute), b.ticket(ctx, time.Minute)
+	a, err := holder.buffer(1<<20, 1<<20, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := younger.buffer(512<<10, 512<<10, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runtime.KeepAlive(a)
+	fromYounger := take(younger, 1<<20)
+	awaitWaiters(t, b, 1)
+	fromOlder := take(older, 1<<20)
+	if got := <-fromYounger; !errors.Is(got.err, errGaveWay) {
+		t.Fatalf("the younger request: %v, want errGaveWay", got.err)
+	}
+	younger.put(c)
+	got := <-fromOlder
+	if got.err != nil {
+		t.Fatalf("the older request: %v", got.err)
+	}
+	defer runtime.KeepAlive(got.buf)
+	if s := b.stats(); s.InUse != 2<<20 {
+		t.Fatalf("stats %+v", s)
 	}
 }
 
@@ -245,8 +289,8 @@ func TestBudgetUnderContention(t *testing.T) {
 		t.Fatalf("after every request: %+v", s)
 	}
 	b.mu.Lock()
-	if len(b.waiters) != 0 || b.waitingHeld != 0 || b.givingWay != 0 {
-		t.Fatalf("%d waiters holding %d, %d giving way", len(b.waiters), b.waitingHeld, b.givingWay)
+	if len(b.waiters) != 0 || b.givingWay != 0 {
+		t.Fatalf("%d waiters, %d bytes giving way", len(b.waiters), b.givingWay)
 	}
 	b.cache.drain()
 	b.mu.Unlock()
