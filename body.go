@@ -99,7 +99,7 @@ func (b *body) readFrom(src io.Reader, length, limit int64) error {
 // grow gives the body a buffer twice as large, at most end bytes, waiting
 // for room when the budget has none.
 func (b *body) grow(length, end int64) error {
-	need := int(min(max(2*int64(cap(b.buf)), minBuffer), end))
+	need := int(min(max(2*int64(cap(b.buf)), firstRead), end))
 	want := need
 	if length >= 0 {
 		want = int(length)

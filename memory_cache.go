@@ -9,14 +9,17 @@ import "math/bits"
 // Larger ones are sized to what they must hold, in pages, and are never
 // cached: a rare huge body must not pin its memory.
 const (
-	minBuffer       = 32 << 10
+	minBuffer       = 4 << 10
 	maxCachedBuffer = 4 << 20
+	// firstRead is the first buffer of a body longer than it, or of
+	// unknown length: it grows from there as the bytes arrive.
+	firstRead = 32 << 10
 	// maxCacheBytes bounds the cache whatever the budget.
 	maxCacheBytes = 32 << 20
 	// pageSize is the unit in which Go allocates buffers above 32 KiB.
 	pageSize = 8 << 10
 	// bufferClasses counts the cached sizes.
-	bufferClasses = 8 // 32 KiB << 0 ... 32 KiB << 7 = 4 MiB
+	bufferClasses = 11 // 4 KiB << 0 ... 4 KiB << 10 = 4 MiB
 )
 
 // bufferSize returns the size of the buffer allocated to hold need bytes.
