@@ -14,7 +14,7 @@ import (
 // memoryBudget bounds the bytes of every buffer llm_thinking holds at once,
 // across every handler of the process: request bodies being read or waiting
 // to be forwarded, their rewritten copies and replays, and answers held to
-// be read or rewritten. Plain reverse_proxy streams a body through a small
+// be read or rewritten, and the buffers cached for reuse. Plain reverse_proxy streams a body through a small
 // buffer; llm_thinking must hold it whole to decide about it, so without a
 // bound a few clients uploading large bodies to a slow upstream can take
 // the process out of memory, and every other site with it.
@@ -23,8 +23,9 @@ import (
 // collector has freed it (a runtime cleanup says when), so that what the
 // budget bounds is memory: a buffer let go but not collected yet still
 // takes room. Buffers let go are kept for reuse while they fit in a small
-// cache, and a request that waits for room while some awaits collection
-// has a collection run.
+// cache (let go in turn when idle through a garbage collection), and a
+// request that waits for room while some awaits collection has a
+// collection run.
 //
 // A request takes room as its body arrives, a buffer at a time (see
 // body.readFrom), so a client that trickles its body holds only about what
@@ -56,6 +57,9 @@ type memoryBudget struct {
 	// buffers were let go since the last one started.
 	collecting bool
 	letGo      bool
+	// cacheUsed is set when a cached buffer was taken since the last
+	// garbage collection: an idle cache is let go (see cycle).
+	cacheUsed bool
 
 	requests                                   atomic.Uint64 // tickets issued: their age
 	waits, overloaded, unobserved, collections atomic.Uint64
@@ -79,7 +83,33 @@ var (
 func newMemoryBudget(limit int64) *memoryBudget {
 	b := &memoryBudget{limit: limit}
 	b.limitNow.Store(limit)
+	b.watchCycles()
 	return b
+}
+
+// watchCycles has cycle run after the next garbage collection, and so
+// after every one: a cleanup of an object nothing references runs once
+// the collection that found it is done, and arms the next.
+func (b *memoryBudget) watchCycles() {
+	runtime.AddCleanup(new(cycleSentinel), (*memoryBudget).cycle, b)
+}
+
+// cycleSentinel is the object whose collection marks a cycle; large enough
+// not to share its memory with others (tiny objects may, and then their
+// cleanups may never run).
+type cycleSentinel [64]byte
+
+// cycle lets go of the cached buffers when none was taken since the last
+// garbage collection, as sync.Pool does: an idle gateway does not keep
+// the buffers of its last burst. It runs once per collection.
+func (b *memoryBudget) cycle() {
+	b.mu.Lock()
+	if !b.cacheUsed && len(b.waiters) == 0 {
+		b.cache.drain()
+	}
+	b.cacheUsed = false
+	b.mu.Unlock()
+	b.watchCycles()
 }
 
 // setLimit changes the limit; requests waiting for room get it when it grew.
@@ -148,6 +178,7 @@ func (t *memoryTicket) buffer(want, need int, wait bool) ([]byte, error) {
 			buf = b.cache.take(need)
 		}
 		if buf != nil {
+			b.cacheUsed = true
 			b.use(t, charge(cap(buf)))
 			b.mu.Unlock()
 			return buf, nil
@@ -326,6 +357,7 @@ func (b *memoryBudget) dispatch() {
 		switch {
 		case w.need > 0 && b.cache.fitsAny(w.need):
 			w.buf = b.cache.takeAny(w.need)
+			b.cacheUsed = true
 			b.dequeue(0)
 			b.use(w.t, charge(cap(w.buf)))
 		case b.charged+w.size <= b.limit:

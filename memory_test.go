@@ -337,3 +337,27 @@ func BenchmarkBudgetBuffer(b *testing.B) {
 		})
 	}
 }
+
+// TestBudgetLetsAnIdleCacheGo: buffers cached and not taken through a
+// garbage collection are let go, as sync.Pool's are.
+func TestBudgetLetsAnIdleCacheGo(t *testing.T) {
+	b := newMemoryBudget(64 << 20)
+	tk := b.ticket(context.Background(), time.Second)
+	buf, err := tk.buffer(1<<20, 1<<20, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk.put(buf)
+	buf = nil
+	if s := b.stats(); s.Cached != 1<<20 {
+		t.Fatalf("stats %+v, want the buffer cached", s)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for b.stats().Held != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("an idle cache still held after 10s: %+v", b.stats())
+		}
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -59,6 +59,8 @@ func messagesBody(size int) []byte {
 // floodResult is what the clients of a flood saw.
 type floodResult struct {
 	ok, overloaded atomic.Int64
+	// backend, when set, is the X-Backend header of the requests.
+	backend string
 }
 
 // post sends body through the gateway and counts the answer: a 200 with
@@ -72,6 +74,9 @@ func (f *floodResult) post(t *testing.T, client *http.Client, url string, body i
 	}
 	req.ContentLength = length
 	req.Header.Set("Content-Type", "application/json")
+	if f.backend != "" {
+		req.Header.Set("X-Backend", f.backend)
+	}
 	resp, err := client.Do(req)
 	if err != nil {
 		t.Errorf("flood request: %v", err)
