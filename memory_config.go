@@ -9,7 +9,7 @@ import (
 // Memory budget sizes.
 const (
 	// DefaultMemoryBudget is the budget when no handler sets one and
-	// GOMEMLIMIT is not set.
+	// GOMEMLIMIT is not lower than twice it.
 	DefaultMemoryBudget = 256 << 20
 	// minMemoryBudget is the smallest budget a handler may set.
 	minMemoryBudget = 1 << 20
@@ -24,12 +24,15 @@ var processMemory = newMemoryBudget(defaultMemoryBudget())
 // budgetVotes sets processMemory's limit from the handlers provisioned.
 var budgetVotes = &memoryVotes{budget: processMemory, votes: make(map[*Handler]int64)}
 
-// defaultMemoryBudget returns the budget when no handler sets one: half of
-// the Go runtime's memory limit when one is set (GOMEMLIMIT, which Caddy
-// sets from a container's memory limit), else DefaultMemoryBudget.
+// defaultMemoryBudget returns the budget when no handler sets one:
+// DefaultMemoryBudget, or half of the Go runtime's memory limit when that
+// is lower. Caddy sets the limit (GOMEMLIMIT) from a container's memory
+// limit, on a large host too: the budget follows a small container down,
+// never a large one up, or a handful of clients could again take
+// gigabytes.
 func defaultMemoryBudget() int64 {
 	if limit := debug.SetMemoryLimit(-1); limit < math.MaxInt64 {
-		return max(limit/2, minMemoryBudget)
+		return min(max(limit/2, minMemoryBudget), DefaultMemoryBudget)
 	}
 	return DefaultMemoryBudget
 }

@@ -36,9 +36,13 @@ func TestDefaultMemoryBudgetFollowsGOMEMLIMIT(t *testing.T) {
 	if got := defaultMemoryBudget(); got != DefaultMemoryBudget {
 		t.Fatalf("without GOMEMLIMIT: %d", got)
 	}
-	debug.SetMemoryLimit(1 << 30)
-	if got := defaultMemoryBudget(); got != 512<<20 {
-		t.Fatalf("with GOMEMLIMIT 1GiB: %d, want half", got)
+	debug.SetMemoryLimit(256 << 20)
+	if got := defaultMemoryBudget(); got != 128<<20 {
+		t.Fatalf("with GOMEMLIMIT 256MiB: %d, want half", got)
+	}
+	debug.SetMemoryLimit(16 << 30)
+	if got := defaultMemoryBudget(); got != DefaultMemoryBudget {
+		t.Fatalf("with GOMEMLIMIT 16GiB: %d, want the default", got)
 	}
 }
 

@@ -148,8 +148,8 @@ type Handler struct {
 	// be forwarded, their rewritten copies and replays, and answers held
 	// to be read or rewritten. Every handler shares one budget: the
 	// largest memory_budget that a handler of the running config sets
-	// wins. Set by none, it is half of GOMEMLIMIT when that is set (Caddy
-	// sets it from a container's memory limit), else 256 MiB. A request
+	// wins. Set by none, it is 256 MiB, or half of GOMEMLIMIT when that is
+	// lower (Caddy sets GOMEMLIMIT from a container's memory limit). A request
 	// takes room as its body arrives and waits for room when there is
 	// none; a body larger than half the budget is refused with 413.
 	MemoryBudget int64 `json:"memory_budget,omitempty"`
