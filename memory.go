@@ -24,7 +24,8 @@ import (
 // collector has freed it (a runtime cleanup says when), so that what the
 // budget bounds is memory: a buffer let go but not collected yet still
 // takes room. Buffers let go are kept for reuse while they fit in a small
-// cache (let go in turn when idle through a garbage collection), and a
+// cache (let go in turn when their size went unused through a garbage
+// collection), and a
 // request that waits for room while some awaits collection has a
 // collection run.
 //
@@ -58,9 +59,8 @@ type memoryBudget struct {
 	// buffers were let go since the last one started.
 	collecting bool
 	letGo      bool
-	// cacheUsed is set when a cached buffer was taken since the last
-	// garbage collection: an idle cache is let go (see cycle).
-	cacheUsed bool
+	// waitsSeen is waits as the last garbage collection saw it (see cycle).
+	waitsSeen uint64
 
 	requests                                   atomic.Uint64 // tickets issued: their age
 	waits, overloaded, unobserved, collections atomic.Uint64
@@ -100,15 +100,20 @@ func (b *memoryBudget) watchCycles() {
 // cleanups may never run).
 type cycleSentinel [64]byte
 
-// cycle lets go of the cached buffers when none was taken since the last
-// garbage collection, as sync.Pool does: an idle gateway does not keep
-// the buffers of its last burst. It runs once per collection.
+// cycle lets go of the cached buffers of every size none was taken of
+// through the last two garbage collections, as sync.Pool does: an idle
+// gateway does not keep the buffers of its last burst, nor a busy one sizes
+// it no longer needs. Not under pressure, when requests waited for room
+// since the last collection: a buffer cached then serves better than one
+// collected (and collections come fast, the budget asking for them). It
+// runs once per collection.
 func (b *memoryBudget) cycle() {
 	b.mu.Lock()
-	if !b.cacheUsed && len(b.waiters) == 0 {
-		b.cache.drain()
+	if waits := b.waits.Load(); waits == b.waitsSeen && len(b.waiters) == 0 {
+		b.cache.idle()
+	} else {
+		b.waitsSeen = waits
 	}
-	b.cacheUsed = false
 	b.mu.Unlock()
 	b.watchCycles()
 }
@@ -179,7 +184,6 @@ func (t *memoryTicket) buffer(want, need int, wait bool) ([]byte, error) {
 			buf = b.cache.take(need)
 		}
 		if buf != nil {
-			b.cacheUsed = true
 			b.use(t, charge(cap(buf)))
 			b.mu.Unlock()
 			return buf, nil
@@ -358,7 +362,6 @@ func (b *memoryBudget) dispatch() {
 		switch {
 		case w.need > 0 && b.cache.fitsAny(w.need):
 			w.buf = b.cache.takeAny(w.need)
-			b.cacheUsed = true
 			b.dequeue(0)
 			b.use(w.t, charge(cap(w.buf)))
 		case b.charged+w.size <= b.limit:

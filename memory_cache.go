@@ -58,6 +58,9 @@ func classOf(capacity int) (int, bool) {
 type bufferCache struct {
 	classes [bufferClasses][][]byte
 	bytes   int64
+	// idleCycles counts, per size, the garbage collections since a buffer
+	// was last taken of it (see idle).
+	idleCycles [bufferClasses]uint8
 }
 
 // reach is how many classes above the one asked for a request may take a
@@ -109,14 +112,34 @@ func (c *bufferCache) takeAny(need int) []byte {
 	return nil
 }
 
-// pop removes and returns the last buffer of class k, which has one.
+// pop takes the last buffer of class k, which has one.
 func (c *bufferCache) pop(k int) []byte {
+	c.idleCycles[k] = 0
+	return c.remove(k)
+}
+
+// remove removes and returns the last buffer of class k, which has one.
+func (c *bufferCache) remove(k int) []byte {
 	n := len(c.classes[k])
 	buf := c.classes[k][n-1]
 	c.classes[k][n-1] = nil
 	c.classes[k] = c.classes[k][:n-1]
 	c.bytes -= int64(cap(buf))
 	return buf
+}
+
+// idle, called once per garbage collection, lets go of the buffers of
+// every size none was taken of through the last two, as sync.Pool lets go
+// of what two collections found unused: the growth steps of a burst, sizes
+// no request asks for any more.
+func (c *bufferCache) idle() {
+	for k := range c.classes {
+		if c.idleCycles[k] = min(c.idleCycles[k]+1, 2); c.idleCycles[k] == 2 {
+			for len(c.classes[k]) > 0 {
+				c.remove(k)
+			}
+		}
+	}
 }
 
 // add keeps buf for reuse when it has a class, and reports whether it did.
@@ -136,7 +159,7 @@ func (c *bufferCache) trim(limit int64) bool {
 	trimmed := false
 	for k := bufferClasses - 1; k >= 0 && c.bytes > limit; k-- {
 		for len(c.classes[k]) > 0 && c.bytes > limit {
-			c.pop(k)
+			c.remove(k)
 			trimmed = true
 		}
 	}

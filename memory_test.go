@@ -338,8 +338,9 @@ func BenchmarkBudgetBuffer(b *testing.B) {
 	}
 }
 
-// TestBudgetLetsAnIdleCacheGo: buffers cached and not taken through a
-// garbage collection are let go, as sync.Pool's are.
+// TestBudgetLetsAnIdleCacheGo: buffers cached and not taken through two
+// garbage collections are let go, as sync.Pool's are; a size in use
+// stays.
 func TestBudgetLetsAnIdleCacheGo(t *testing.T) {
 	b := newMemoryBudget(64 << 20)
 	tk := b.ticket(context.Background(), time.Second)
@@ -357,6 +358,32 @@ func TestBudgetLetsAnIdleCacheGo(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("an idle cache still held after 10s: %+v", b.stats())
 		}
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+
+	// A size taken between every two collections stays; another goes.
+	inUse, err := tk.buffer(64<<10, 64<<10, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unused, err := tk.buffer(256<<10, 256<<10, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk.put(inUse)
+	tk.put(unused)
+	unused = nil
+	deadline = time.Now().Add(10 * time.Second)
+	for b.stats().Held != 64<<10 {
+		if time.Now().After(deadline) {
+			t.Fatalf("a size no request asks for still held after 10s: %+v", b.stats())
+		}
+		buf, err := tk.buffer(64<<10, 64<<10, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tk.put(buf)
 		runtime.GC()
 		time.Sleep(time.Millisecond)
 	}
