@@ -1,6 +1,9 @@
 package llmthinking
 
-import "math/bits"
+import (
+	"math/bits"
+	"runtime"
+)
 
 // Buffer sizes. Buffers up to maxCachedBuffer come in powers of two from
 // minBuffer, so that one let go serves the next request of about its size
@@ -171,3 +174,40 @@ func (c *bufferCache) evict(n int64) { c.trim(max(c.bytes-n, 0)) }
 
 // drain lets go of every cached buffer.
 func (c *bufferCache) drain() { c.trim(0) }
+
+// watchCycles has cycle run after the next garbage collection, and so
+// after every one: a cleanup of an object nothing references runs once
+// the collection that found it is done, and arms the next.
+func (b *memoryBudget) watchCycles() {
+	runtime.AddCleanup(new(cycleSentinel), (*memoryBudget).cycle, b)
+}
+
+// cycleSentinel is the object whose collection marks a cycle; large enough
+// not to share its memory with others (tiny objects may, and then their
+// cleanups may never run).
+type cycleSentinel [64]byte
+
+// cycle lets go of the cached buffers of every size none was taken of
+// through the last two garbage collections, as sync.Pool does: an idle
+// gateway does not keep the buffers of its last burst, nor a busy one sizes
+// it no longer needs. Not under pressure, when requests waited for room
+// since the last collection: a buffer cached then serves better than one
+// collected (and collections come fast, the budget asking for them). It
+// runs once per collection.
+func (b *memoryBudget) cycle() {
+	b.mu.Lock()
+	if waits := b.waits.Load(); waits == b.waitsSeen && len(b.waiters) == 0 {
+		b.cache.idle()
+	} else {
+		b.waitsSeen = waits
+	}
+	b.mu.Unlock()
+	b.watchCycles()
+}
+
+// trimCache lets go of cached buffers past the cache's bound.
+func (b *memoryBudget) trimCache() {
+	if b.cache.trim(b.cacheLimit()) {
+		b.letGo = true
+	}
+}
