@@ -241,7 +241,7 @@ func TestRefuseBodyWritesTheAnthropicEnvelope(t *testing.T) {
 			`{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes (llm_thinking memory_budget 67108864 holds bodies up to half its size)."}}`},
 	} {
 		w := httptest.NewRecorder()
-		if err := h.refuseBody(w, httptest.NewRequest("POST", "/v1/messages", nil), tk, c.err); err != nil {
+		if err := h.refuseBody(w, nil, tk, c.err); err != nil {
 			t.Fatal(err)
 		}
 		if w.Code != c.status || w.Body.String() != c.body || w.Header().Get("Content-Type") != "application/json" {

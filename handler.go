@@ -47,12 +47,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	t := h.budget.ticket(r.Context(), time.Duration(h.MemoryWait))
 	in, err := readBody(r, h.MaxBodySize, t)
 	if err != nil {
-		return h.refuseBody(w, r, t, err)
+		return h.refuseBody(w, r.Body, t, err)
 	}
 	defer in.close()
 	out, err := copyRoom(t, len(in.bytes()))
 	if err != nil {
-		return h.refuseBody(w, r, t, err)
+		return h.refuseBody(w, nil, t, err)
 	}
 	defer out.close()
 	req := policy.Request{Body: in.bytes(), Header: r.Header, Backend: backend, ReadOnly: ep != messagesEndpoint, Out: out.room()}
@@ -87,7 +87,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	restoreHeader(w.Header(), before)
 	replayOut, err := copyRoom(t, len(in.bytes()))
 	if err != nil {
-		return h.refuseBody(w, r, t, err)
+		return h.refuseBody(w, nil, t, err)
 	}
 	defer replayOut.close()
 	req.Out = replayOut.room()

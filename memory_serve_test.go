@@ -116,6 +116,11 @@ func TestRequestWithoutRoomGetsA529(t *testing.T) {
 	if w.Code != statusOverloaded || w.Body.String() != want || w.Header().Get("Retry-After") != "1" || w.Header().Get("Content-Type") != "application/json" {
 		t.Fatalf("got %d %v %q", w.Code, w.Header(), w.Body.String())
 	}
+	// The body was read to its end before the answer: the connection can
+	// serve the client's retry.
+	if w.Header().Get("Connection") != "" {
+		t.Fatalf("Connection: %q after a body read whole", w.Header().Get("Connection"))
+	}
 	if upstream {
 		t.Fatal("the request went upstream")
 	}
@@ -262,5 +267,61 @@ func TestServeHTTPGivesEveryByteBack(t *testing.T) {
 		}
 		runtime.GC()
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestReplayWithoutRoomGetsA529: a refusal that the budget has room to hold
+// but none to replay never reaches the client either: it gets a 529 to
+// retry, and the upstream no second request.
+func TestReplayWithoutRoomGetsA529(t *testing.T) {
+	h := newTestHandler(t, "anthropic")
+	h.budget = newMemoryBudget(minMemoryBudget)
+	h.MemoryWait = caddy.Duration(20 * time.Millisecond)
+	b := h.budget
+	// Room for the body and its copy (32 KiB each), and 16 KiB more.
+	hog := b.ticket(context.Background(), 0)
+	var held [][]byte
+	for _, size := range []int{512 << 10, 256 << 10, 128 << 10, 32 << 10, 16 << 10} {
+		buf, err := hog.buffer(size, size, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, buf)
+	}
+	free := func() {
+		for _, buf := range held {
+			hog.put(buf)
+		}
+		held = nil
+	}
+	defer free()
+	calls := 0
+	var squeezed func()
+	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		calls++
+		io.Copy(io.Discard, r.Body)
+		r.Body.Close()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, err := io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":"messages.1.content.0: Invalid `+"`signature`"+` in `+"`thinking`"+` block"}}`)
+		squeezed = squeeze(b, 0) // the refusal is held: no room is left to copy the body for a replay
+		return err
+	})
+	history := `{"messages":[{"role":"user","content":"` + strings.Repeat("x", 20<<10) + `"},` +
+		`{"role":"assistant","content":[{"type":"thinking","thinking":"old","signature":"b2xk"},{"type":"text","text":"x"}]},{"role":"user","content":"go on"}]}`
+	w := httptest.NewRecorder()
+	if err := h.ServeHTTP(w, request(history), next); err != nil {
+		t.Fatal(err)
+	}
+	if squeezed == nil {
+		t.Fatal("the upstream was never called")
+	}
+	squeezed()
+	if w.Code != statusOverloaded || calls != 1 || strings.Contains(w.Body.String(), "invalid_request_error") {
+		t.Fatalf("client got %d %q after %d upstream calls", w.Code, w.Body.String(), calls)
+	}
+	free()
+	if s := b.stats(); s.InUse != 0 || s.Overloaded != 1 {
+		t.Fatalf("stats %+v", s)
 	}
 }

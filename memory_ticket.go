@@ -49,6 +49,9 @@ func (t *memoryTicket) buffer(want, need int, wait bool) ([]byte, error) {
 		if buf == nil {
 			buf = b.cache.take(need)
 		}
+		if buf == nil && b.charged+size > b.limit {
+			buf = b.cache.takeAny(need) // without room, a larger buffer serves better than none
+		}
 		if buf != nil {
 			b.use(t, charge(cap(buf)))
 			b.mu.Unlock()

@@ -27,24 +27,25 @@ const (
 
 // refuseBody answers a request whose body could not be read or held, or
 // for which no room came: 413 for a body too large, 529 for no room, 400
-// for a body the client did not send whole.
-func (h *Handler) refuseBody(w http.ResponseWriter, r *http.Request, t *memoryTicket, err error) error {
+// for a body the client did not send whole. rest is what is left of the
+// body the client sends, nil when it was read whole.
+func (h *Handler) refuseBody(w http.ResponseWriter, rest io.Reader, t *memoryTicket, err error) error {
 	switch {
 	case errors.Is(err, errBodyTooLarge):
 		return writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf(tooLargeBody, h.MaxBodySize), false)
 	case errors.Is(err, errBeyondBudget):
 		return writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf(beyondBudgetBody, t.b.limitNow.Load()), false)
 	case errors.Is(err, errOverloaded), errors.Is(err, errGaveWay):
-		return h.overloaded(w, r, t, err)
+		return h.overloaded(w, rest, t, err)
 	}
 	return caddyhttp.Error(http.StatusBadRequest, err)
 }
 
 // overloaded answers 529 with Retry-After, logs it and counts it. Nothing
 // of the request went upstream: the client sends it again whole. What the
-// client is still sending is read and dropped first: a client cut off in
-// the middle of its body sees a reset connection, not the answer.
-func (h *Handler) overloaded(w http.ResponseWriter, r *http.Request, t *memoryTicket, err error) error {
+// client is still sending (rest) is read and dropped first: a client cut
+// off in the middle of its body sees a reset connection, not the answer.
+func (h *Handler) overloaded(w http.ResponseWriter, rest io.Reader, t *memoryTicket, err error) error {
 	t.b.overloaded.Add(1)
 	reason := "no room within memory_wait"
 	if errors.Is(err, errGaveWay) {
@@ -54,7 +55,7 @@ func (h *Handler) overloaded(w http.ResponseWriter, r *http.Request, t *memoryTi
 	h.logger.Warn(overloadedLogEvent, zap.String("reason", reason),
 		zap.Duration("waited", time.Duration(h.MemoryWait)-max(t.wait, 0)),
 		zap.Int64("held", s.Held), zap.Int64("budget", s.Budget))
-	drained := dropRest(w, r, h.MaxBodySize)
+	drained := dropRest(w, rest, h.MaxBodySize)
 	w.Header().Set("Retry-After", strconv.Itoa(h.retryAfter()))
 	return writeError(w, statusOverloaded, overloadedBody, drained)
 }
@@ -64,16 +65,16 @@ const dropTimeout = 30 * time.Second
 
 // dropRest reads what is left of a refused request's body and drops it, in a
 // small buffer that takes nothing from the budget, at most limit bytes and
-// drainTimeout; it reports whether it read the body to its end.
-func dropRest(w http.ResponseWriter, r *http.Request, limit int64) bool {
-	if r.Body == nil || r.Body == http.NoBody {
+// dropTimeout; it reports whether it read the body to its end.
+func dropRest(w http.ResponseWriter, rest io.Reader, limit int64) bool {
+	if rest == nil || rest == http.NoBody {
 		return true
 	}
 	rc := http.NewResponseController(w)
 	if rc.SetReadDeadline(time.Now().Add(dropTimeout)) == nil {
 		defer rc.SetReadDeadline(time.Time{})
 	}
-	n, err := io.Copy(io.Discard, io.LimitReader(r.Body, limit+1))
+	n, err := io.Copy(io.Discard, io.LimitReader(rest, limit+1))
 	return err == nil && n <= limit
 }
 
