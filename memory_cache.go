@@ -172,9 +172,6 @@ func (c *bufferCache) trim(limit int64) bool {
 // evict lets go of the largest buffers until n bytes or all are gone.
 func (c *bufferCache) evict(n int64) { c.trim(max(c.bytes-n, 0)) }
 
-// drain lets go of every cached buffer.
-func (c *bufferCache) drain() { c.trim(0) }
-
 // watchCycles has cycle run after the next garbage collection, and so
 // after every one: a cleanup of an object nothing references runs once
 // the collection that found it is done, and arms the next.

@@ -80,7 +80,7 @@ func TestBudgetUnderContention(t *testing.T) {
 	if len(b.waiters) != 0 || b.givingWay != 0 {
 		t.Fatalf("%d waiters, %d bytes giving way", len(b.waiters), b.givingWay)
 	}
-	b.cache.drain()
+	b.cache.trim(0)
 	b.mu.Unlock()
 	deadline := time.Now().Add(10 * time.Second)
 	for b.stats().Held != 0 {
