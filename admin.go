@@ -14,8 +14,8 @@ func init() {
 	caddy.RegisterModule(AdminAPI{})
 }
 
-// AdminAPI serves registry statistics on Caddy's admin endpoint at
-// GET /llm_thinking/stats, and forgets what was learned of a backend's
+// AdminAPI serves registry and memory statistics on Caddy's admin endpoint
+// at GET /llm_thinking/stats, and forgets what was learned of a backend's
 // models at POST /llm_thinking/forget. Caddy loads admin.api modules by
 // itself: building the plugin in is enough.
 type AdminAPI struct{}
@@ -44,6 +44,8 @@ func (a AdminAPI) Routes() []caddy.AdminRoute {
 // StatsResponse is the body of GET /llm_thinking/stats.
 type StatsResponse struct {
 	Registries map[string]RegistryStats `json:"registries"`
+	// Memory is what the memory budget of the process holds and counted.
+	Memory MemoryStats `json:"memory"`
 }
 
 func (AdminAPI) serveStats(w http.ResponseWriter, r *http.Request) error {
@@ -51,7 +53,7 @@ func (AdminAPI) serveStats(w http.ResponseWriter, r *http.Request) error {
 		return caddy.APIError{HTTPStatus: http.StatusMethodNotAllowed, Err: fmt.Errorf("method %s not allowed, use GET", r.Method)}
 	}
 	w.Header().Set("Content-Type", "application/json")
-	return json.NewEncoder(w).Encode(StatsResponse{Registries: registryStats()})
+	return json.NewEncoder(w).Encode(StatsResponse{Registries: registryStats(), Memory: processMemory.stats()})
 }
 
 // ForgetRequest is the body of POST /llm_thinking/forget: what was learned

@@ -149,6 +149,9 @@ func sseEvents() [][]byte {
 func benchmarkStream(b *testing.B, serve func(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error) {
 	events := sseEvents()
 	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		if err := drain.ServeHTTP(w, r); err != nil {
+			return err
+		}
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
 		for _, e := range events {

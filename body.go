@@ -6,143 +6,210 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sync"
+	"runtime"
 	"sync/atomic"
-
-	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+	"unsafe"
 )
 
 // errBodyTooLarge reports a request body over max_body_size.
 var errBodyTooLarge = errors.New("request body exceeds max_body_size")
 
-// maxPooledBody bounds the buffers kept for reuse: a rare huge request
-// should not pin its buffer in the pool.
-const maxPooledBody = 4 << 20
-
-// bodyBuffers recycles request body buffers. Long Claude Code sessions
-// send hundreds of KiB on every request; allocating that anew each time
-// costs more garbage collection than the whole rewrite.
-var bodyBuffers = sync.Pool{New: func() any { return new([]byte) }}
-
-// body is a request body read into a recycled buffer. The buffer goes back
-// to the pool only when the handler is done with it and every reader of it
-// has been closed: an HTTP transport may go on reading a body after the
-// round trip returned (an upstream that answers early), and may open new
-// readers through GetBody to retry. A reader that is never closed just
-// leaves its buffer to the garbage collector.
+// body is a request body, or a copy of one, in memory the budget counts
+// for its request. The handler and every reader it hands the transport
+// hold a reference; the last one gives the buffer back. An HTTP transport
+// may go on reading a body after the round trip returned (an upstream that
+// answers early), and may open new readers through GetBody to retry. A
+// reader nobody closes (a route that never proxies the request) gives its
+// reference back once Go collects it.
 type body struct {
-	buf  *[]byte
-	refs atomic.Int32
+	t   *memoryTicket
+	buf []byte
+	// reserved is room taken for a copy that another package allocates
+	// (see copyRoom and set).
+	reserved int64
+	refs     atomic.Int32
+	closed   atomic.Bool // the handler let go of its reference
 }
 
-// readBody reads the whole request body, refusing more than limit bytes.
-// The caller owns one reference and must call release.
-func readBody(r *http.Request, limit int64) (*body, error) {
-	if r.ContentLength > limit {
-		return nil, errBodyTooLarge
-	}
-	b := &body{buf: bodyBuffers.Get().(*[]byte)}
-	b.refs.Store(1)
-	if r.Body == nil || r.Body == http.NoBody {
-		*b.buf = (*b.buf)[:0]
-		return b, nil
-	}
-	defer r.Body.Close()
-	var err error
-	if r.ContentLength >= 0 {
-		*b.buf = grow(*b.buf, int(r.ContentLength))
-		_, err = io.ReadFull(r.Body, *b.buf)
-	} else {
-		*b.buf, err = readAll(r.Body, (*b.buf)[:0], limit+1)
-		if err == nil && int64(len(*b.buf)) > limit {
-			err = errBodyTooLarge
-		}
-	}
-	if err != nil {
-		b.release()
-		if errors.Is(err, errBodyTooLarge) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("reading request body: %w", err)
-	}
-	return b, nil
-}
-
-// emptyBody returns a body with nothing in it yet, in a recycled buffer, to
-// write a rewritten body into. The caller owns one reference.
-func emptyBody() *body {
-	b := &body{buf: bodyBuffers.Get().(*[]byte)}
-	*b.buf = (*b.buf)[:0]
+// newBody returns an empty body of the request t accounts for, whose one
+// reference the handler owns.
+func newBody(t *memoryTicket) *body {
+	b := &body{t: t}
 	b.refs.Store(1)
 	return b
 }
 
-// set makes p, written into the buffer (or into a larger one when it did
-// not fit), the body.
-func (b *body) set(p []byte) { *b.buf = p }
+// readBody reads the whole request body, refusing more than limit bytes,
+// taking room from the budget as the bytes arrive. A body the budget could
+// never hold, with the copy it may need, is refused before it is read. The
+// caller owns one reference and must call close. The request's own body is
+// left open, so that the rest of a body refused for lack of room can be
+// read and dropped (see dropRest); the server closes it.
+func readBody(r *http.Request, limit int64, t *memoryTicket) (*body, error) {
+	switch {
+	case r.ContentLength > limit:
+		return nil, errBodyTooLarge
+	case r.ContentLength > t.b.limitNow.Load()/2:
+		return nil, errBeyondBudget
+	}
+	b := newBody(t)
+	if r.Body == nil || r.Body == http.NoBody {
+		return b, nil
+	}
+	if err := b.readFrom(r.Body, r.ContentLength, limit); err != nil {
+		b.close()
+		return nil, err
+	}
+	return b, nil
+}
 
-// bytes returns the body. It is valid until the last release.
-func (b *body) bytes() []byte { return *b.buf }
+// readFrom reads src to its end, length bytes when length >= 0, at most
+// limit bytes. The buffer grows as the bytes arrive, doubling: a client
+// that trickles its body holds about what it sent, and one that sends a
+// body long known gets a buffer of its size when one is cached.
+func (b *body) readFrom(src io.Reader, length, limit int64) error {
+	end := length // the most bytes to read
+	if length < 0 {
+		end = limit + 1
+	}
+	for int64(len(b.buf)) < end {
+		if len(b.buf) == cap(b.buf) {
+			if err := b.grow(length, end); err != nil {
+				return err
+			}
+		}
+		n, err := src.Read(b.buf[len(b.buf):min(int64(cap(b.buf)), end)])
+		b.buf = b.buf[:len(b.buf)+n]
+		if err == io.EOF {
+			if length >= 0 && int64(len(b.buf)) < length {
+				return fmt.Errorf("reading request body: %w", io.ErrUnexpectedEOF)
+			}
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("reading request body: %w", err)
+		}
+	}
+	if int64(len(b.buf)) > limit {
+		return errBodyTooLarge
+	}
+	return nil
+}
 
-// release drops one reference; the last one recycles the buffer.
+// grow gives the body a buffer twice as large, at most end bytes, waiting
+// for room when the budget has none.
+func (b *body) grow(length, end int64) error {
+	need := int(min(max(2*int64(cap(b.buf)), firstRead), end))
+	want := need
+	if length >= 0 {
+		want = int(length)
+	}
+	buf, err := b.t.buffer(want, need, true)
+	if err != nil {
+		return err
+	}
+	buf = append(buf, b.buf...)
+	if cap(b.buf) > 0 {
+		b.t.put(b.buf)
+	}
+	b.buf = buf
+	return nil
+}
+
+// copyRoom returns an empty body to write a copy of up to size bytes into
+// (a rewritten or replayed request): a buffer of that size, or, for sizes
+// that are never cached, room reserved for the copy the writer allocates,
+// which set then adopts. It waits for room like a body being read.
+func copyRoom(t *memoryTicket, size int) (*body, error) {
+	b := newBody(t)
+	if size == 0 {
+		return b, nil
+	}
+	if size <= maxCachedBuffer {
+		buf, err := t.buffer(size, size, true)
+		if err != nil {
+			return nil, err
+		}
+		b.buf = buf
+		return b, nil
+	}
+	if err := t.reserve(int64(size), true); err != nil {
+		return nil, err
+	}
+	b.reserved = int64(size)
+	return b, nil
+}
+
+// room returns the memory to write the copy into: empty, with the
+// capacity reserved; nil when the writer must allocate.
+func (b *body) room() []byte { return b.buf[:0] }
+
+// set makes p the body: written into its buffer, or, when that had no room
+// for it, allocated by the writer and adopted in place of the buffer and
+// the room reserved.
+func (b *body) set(p []byte) {
+	if cap(b.buf) > 0 && cap(p) > 0 && unsafe.SliceData(p) == unsafe.SliceData(b.buf) {
+		b.buf = p
+		return
+	}
+	if cap(b.buf) > 0 {
+		b.t.put(b.buf)
+	}
+	b.buf = p
+	if cap(p) > 0 {
+		b.t.adopt(p, b.reserved)
+	} else if b.reserved > 0 {
+		b.t.unreserve(b.reserved)
+	}
+	b.reserved = 0
+}
+
+// bytes returns the body. It is valid until the last reference goes.
+func (b *body) bytes() []byte { return b.buf }
+
+// close lets go of the handler's reference, once.
+func (b *body) close() {
+	if b.closed.CompareAndSwap(false, true) {
+		b.release()
+	}
+}
+
+// release drops one reference; the last one gives the buffer and any room
+// reserved back to the budget.
 func (b *body) release() {
 	if b.refs.Add(-1) != 0 {
 		return
 	}
-	if cap(*b.buf) <= maxPooledBody {
-		*b.buf = (*b.buf)[:0]
-		bodyBuffers.Put(b.buf)
+	if cap(b.buf) > 0 {
+		b.t.put(b.buf)
 	}
+	if b.reserved > 0 {
+		b.t.unreserve(b.reserved)
+	}
+	b.buf, b.reserved = nil, 0
 }
 
 // reader returns a new reader of the body that holds a reference until it
-// is closed.
+// is closed, or collected unclosed.
 func (b *body) reader() io.ReadCloser {
 	b.refs.Add(1)
-	return &bodyReader{Reader: bytes.NewReader(*b.buf), owner: b}
+	r := &bodyReader{Reader: bytes.NewReader(b.buf), owner: b}
+	r.cleanup = runtime.AddCleanup(r, (*body).release, b)
+	return r
 }
 
 type bodyReader struct {
 	*bytes.Reader
-	owner  *body
-	closed atomic.Bool
+	owner   *body
+	cleanup runtime.Cleanup
+	closed  atomic.Bool
 }
 
 // Close drops the reader's reference to the body, once.
 func (r *bodyReader) Close() error {
 	if r.closed.CompareAndSwap(false, true) {
+		r.cleanup.Stop()
 		r.owner.release()
 	}
 	return nil
-}
-
-// grow returns buf resized to n bytes, reallocating only when too small.
-func grow(buf []byte, n int) []byte {
-	if cap(buf) < n {
-		return make([]byte, n)
-	}
-	return buf[:n]
-}
-
-// readAll appends r to buf, reading at most limit bytes.
-func readAll(r io.Reader, buf []byte, limit int64) ([]byte, error) {
-	w := bytes.NewBuffer(buf)
-	_, err := w.ReadFrom(io.LimitReader(r, limit))
-	return w.Bytes(), err
-}
-
-// tooLargeBody is the Anthropic error envelope for a 413, so clients show
-// the reason the way they show the API's own errors.
-const tooLargeBody = `{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes (llm_thinking max_body_size %d)."}}`
-
-// refuseBody answers a request whose body could not be read.
-func (h *Handler) refuseBody(w http.ResponseWriter, err error) error {
-	if !errors.Is(err, errBodyTooLarge) {
-		return caddyhttp.Error(http.StatusBadRequest, err)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Connection", "close")
-	w.WriteHeader(http.StatusRequestEntityTooLarge)
-	_, werr := fmt.Fprintf(w, tooLargeBody, h.MaxBodySize)
-	return werr
 }

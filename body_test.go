@@ -1,22 +1,36 @@
 package llmthinking
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
+
+// testTicket returns the account of one request with a budget of its own,
+// of limit bytes.
+func testTicket(limit int64) *memoryTicket {
+	return newMemoryBudget(limit).ticket(context.Background(), time.Second)
+}
 
 func TestReadBody(t *testing.T) {
 	content := strings.Repeat("x", 100)
 	read := func(r *http.Request, limit int64) (string, error) {
-		b, err := readBody(r, limit)
+		tk := testTicket(16 << 20)
+		b, err := readBody(r, limit, tk)
 		if err != nil {
+			if s := tk.b.stats(); s.InUse != 0 {
+				t.Errorf("a body refused holds %d bytes", s.InUse)
+			}
 			return "", err
 		}
-		defer b.release()
+		defer b.close()
 		return string(b.bytes()), nil
 	}
 
@@ -49,12 +63,81 @@ func TestReadBody(t *testing.T) {
 	}
 }
 
+// trickle is a client sending its body a piece at a time, when the test
+// says so: Read tells asked once it is called, then waits for next.
+type trickle struct {
+	piece       []byte
+	asked, next chan struct{}
+	sent        atomic.Int64
+}
+
+func (tr *trickle) Read(p []byte) (int, error) {
+	tr.asked <- struct{}{}
+	if _, ok := <-tr.next; !ok {
+		return 0, io.EOF
+	}
+	n := copy(p, tr.piece)
+	tr.sent.Add(int64(n))
+	return n, nil
+}
+
+// TestReadBodyHoldsWhatArrived checks that a body declaring 8 MiB holds
+// about what it sent (at most twice that), and that the growth gives back
+// every buffer it outgrew.
+func TestReadBodyHoldsWhatArrived(t *testing.T) {
+	tk := testTicket(64 << 20)
+	tr := &trickle{piece: make([]byte, 10<<10), asked: make(chan struct{}), next: make(chan struct{})}
+	r := httptest.NewRequest("POST", "/v1/messages", tr)
+	r.ContentLength = 8 << 20
+	done := make(chan error, 1)
+	go func() {
+		b, err := readBody(r, 32<<20, tk)
+		if err == nil {
+			b.close()
+		}
+		done <- err
+	}()
+	for range 12 {
+		<-tr.asked
+		tr.next <- struct{}{}
+	}
+	<-tr.asked // the reader waits for more, its buffer grown as it needed
+	sent, inUse := tr.sent.Load(), tk.b.stats().InUse
+	if inUse < sent || inUse > 2*sent {
+		t.Errorf("after %d bytes of an 8 MiB body, %d bytes in use", sent, inUse)
+	}
+	close(tr.next)
+	if err := <-done; err == nil {
+		t.Fatal("a body shorter than its length was read")
+	}
+	if s := tk.b.stats(); s.InUse != 0 {
+		t.Fatalf("%d bytes still in use after the body was refused", s.InUse)
+	}
+}
+
+func TestReadBodyBeyondTheBudget(t *testing.T) {
+	tk := testTicket(1 << 20)
+	r := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(strings.Repeat("x", 600<<10)))
+	if _, err := readBody(r, 32<<20, tk); !errors.Is(err, errBeyondBudget) {
+		t.Fatalf("a declared body over half the budget: err = %v", err)
+	}
+	r = httptest.NewRequest("POST", "/v1/messages", io.MultiReader(strings.NewReader(strings.Repeat("x", 2<<20))))
+	r.ContentLength = -1
+	if _, err := readBody(r, 32<<20, tk); !errors.Is(err, errBeyondBudget) {
+		t.Fatalf("a chunked body over the budget: err = %v", err)
+	}
+	if s := tk.b.stats(); s.InUse != 0 {
+		t.Fatalf("%d bytes in use after both were refused", s.InUse)
+	}
+}
+
 // TestBodyBufferOutlivesTheHandler checks the reference counting that makes
 // recycling body buffers safe: a reader the transport has not closed yet
 // (an upstream that answered early) keeps the bytes, and so does one opened
 // through GetBody for a retry.
 func TestBodyBufferOutlivesTheHandler(t *testing.T) {
-	b, err := readBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader("original")), 100)
+	tk := testTicket(16 << 20)
+	b, err := readBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader("original")), 100, tk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,16 +145,17 @@ func TestBodyBufferOutlivesTheHandler(t *testing.T) {
 	retry := b.reader()
 	first.Close()
 	first.Close() // a second Close must not release twice
-	b.release()   // the handler returns
+	b.close()     // the handler returns
+	b.close()     // and must not release twice either
 
-	// Reuse the pool hard: a prematurely recycled buffer would be
+	// Reuse the cache hard: a prematurely recycled buffer would be
 	// overwritten here.
 	for range 100 {
-		other, err := readBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader("clobbered")), 100)
+		other, err := readBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader("clobbered")), 100, tk)
 		if err != nil {
 			t.Fatal(err)
 		}
-		other.release()
+		other.close()
 	}
 	got, err := io.ReadAll(retry)
 	if err != nil || string(got) != "original" {
@@ -84,16 +168,84 @@ func TestBodyBufferOutlivesTheHandler(t *testing.T) {
 	if n := b.refs.Load(); n != 0 {
 		t.Fatalf("references = %d after every reader closed", n)
 	}
+	if s := tk.b.stats(); s.InUse != 0 {
+		t.Fatalf("%d bytes in use after every reference went", s.InUse)
+	}
+}
+
+// TestUnclosedReaderGivesItsRoomBack: a reader nobody closes (a route that
+// never proxies) gives the body's room back once Go collects it.
+func TestUnclosedReaderGivesItsRoomBack(t *testing.T) {
+	tk := testTicket(16 << 20)
+	b, err := readBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader("never sent on")), 100, tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.reader() // dropped unclosed
+	b.close()
+	deadline := time.Now().Add(10 * time.Second)
+	for tk.b.stats().InUse != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bytes still in use 10s after the reader was dropped", tk.b.stats().InUse)
+		}
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestCopyRoom: a copy of a cacheable size gets a buffer, a larger one
+// room reserved, which the copy the writer allocates takes over; room not
+// used goes back.
+func TestCopyRoom(t *testing.T) {
+	tk := testTicket(64 << 20)
+	small, err := copyRoom(tk, 100<<10)
+	if err != nil || cap(small.room()) < 100<<10 {
+		t.Fatalf("copyRoom(100 KiB): cap %d, %v", cap(small.room()), err)
+	}
+	small.set(append(small.room(), "rewritten"...))
+	if string(small.bytes()) != "rewritten" {
+		t.Fatalf("body %q", small.bytes())
+	}
+	large, err := copyRoom(tk, 6<<20)
+	if err != nil || large.room() != nil || tk.b.stats().InUse != 128<<10+6<<20 {
+		t.Fatalf("copyRoom(6 MiB): room %d, %v, in use %d", cap(large.room()), err, tk.b.stats().InUse)
+	}
+	copied := make([]byte, 5<<20)
+	large.set(copied)
+	if s := tk.b.stats(); s.InUse != 128<<10+5<<20 {
+		t.Fatalf("the adopted 5 MiB copy: %d bytes in use", s.InUse)
+	}
+	unused, err := copyRoom(tk, 6<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unused.close()
+	small.close()
+	large.close()
+	if s := tk.b.stats(); s.InUse != 0 {
+		t.Fatalf("%d bytes in use after every copy was let go", s.InUse)
+	}
 }
 
 func TestRefuseBodyWritesTheAnthropicEnvelope(t *testing.T) {
-	h := &Handler{MaxBodySize: 1024}
-	w := httptest.NewRecorder()
-	if err := h.refuseBody(w, errBodyTooLarge); err != nil {
-		t.Fatal(err)
-	}
-	want := `{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes (llm_thinking max_body_size 1024)."}}`
-	if w.Code != http.StatusRequestEntityTooLarge || w.Body.String() != want || w.Header().Get("Content-Type") != "application/json" {
-		t.Fatalf("got %d %q %q", w.Code, w.Header().Get("Content-Type"), w.Body.String())
+	h := &Handler{MaxBodySize: 1024, MemoryWait: 3e9}
+	tk := testTicket(64 << 20)
+	for _, c := range []struct {
+		err    error
+		status int
+		body   string
+	}{
+		{errBodyTooLarge, http.StatusRequestEntityTooLarge,
+			`{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes (llm_thinking max_body_size 1024)."}}`},
+		{errBeyondBudget, http.StatusRequestEntityTooLarge,
+			`{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes (llm_thinking memory_budget 67108864 holds bodies up to half its size)."}}`},
+	} {
+		w := httptest.NewRecorder()
+		if err := h.refuseBody(w, nil, tk, c.err); err != nil {
+			t.Fatal(err)
+		}
+		if w.Code != c.status || w.Body.String() != c.body || w.Header().Get("Content-Type") != "application/json" {
+			t.Errorf("%v: got %d %q %q", c.err, w.Code, w.Header().Get("Content-Type"), w.Body.String())
+		}
 	}
 }

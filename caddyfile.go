@@ -41,6 +41,8 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    retry_on_reject   on|off
 //	    persist           on|off
 //	    persist_interval  <duration>
+//	    memory_budget     <size>
+//	    memory_wait       <duration>
 //	}
 //
 // It only reads the values; Validate decides whether they are acceptable, so
@@ -105,15 +107,18 @@ func (h *Handler) setSubdirective(d *caddyfile.Dispenser, sub, val string) error
 			return d.Errf("max_blocks must be an integer, got %q", val)
 		}
 		h.MaxBlocks = n
-	case "orphan_ttl", "persist_interval":
+	case "orphan_ttl", "persist_interval", "memory_wait":
 		dur, err := caddy.ParseDuration(val)
 		if err != nil {
 			return d.Errf("%s must be a duration such as 5m, got %q", sub, val)
 		}
-		if sub == "orphan_ttl" {
+		switch sub {
+		case "orphan_ttl":
 			h.OrphanTTL = caddy.Duration(dur)
-		} else {
+		case "persist_interval":
 			h.PersistInterval = caddy.Duration(dur)
+		default:
+			h.MemoryWait = caddy.Duration(dur)
 		}
 	case "retry_on_reject", "persist":
 		on, ok := map[string]bool{"on": true, "off": false}[val]
@@ -125,15 +130,18 @@ func (h *Handler) setSubdirective(d *caddyfile.Dispenser, sub, val string) error
 		} else {
 			h.RetryOnReject = &on
 		}
-	case "max_body_size", "max_response_size":
+	case "max_body_size", "max_response_size", "memory_budget":
 		size, err := humanize.ParseBytes(val)
 		if err != nil || size > math.MaxInt64 {
 			return d.Errf("%s must be a size such as 32MiB, got %q", sub, val)
 		}
-		if sub == "max_body_size" {
+		switch sub {
+		case "max_body_size":
 			h.MaxBodySize = int64(size)
-		} else {
+		case "max_response_size":
 			h.MaxResponseSize = int64(size)
+		default:
+			h.MemoryBudget = int64(size)
 		}
 	default:
 		return d.Errf("unrecognized llm_thinking subdirective %q", sub)

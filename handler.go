@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
@@ -40,14 +41,21 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return next.ServeHTTP(w, r)
 	}
 
-	in, err := readBody(r, h.MaxBodySize)
+	// Everything held from here on counts against the memory budget; a
+	// request that finds no room within memory_wait gets a 529, and
+	// nothing of it goes upstream.
+	t := h.budget.ticket(r.Context(), time.Duration(h.MemoryWait))
+	in, err := readBody(r, h.MaxBodySize, t)
 	if err != nil {
-		return h.refuseBody(w, err)
+		return h.refuseBody(w, r.Body, t, err)
 	}
-	defer in.release()
-	out := emptyBody()
-	defer out.release()
-	req := policy.Request{Body: in.bytes(), Header: r.Header, Backend: backend, ReadOnly: ep != messagesEndpoint, Out: out.bytes()}
+	defer in.close()
+	out, err := copyRoom(t, len(in.bytes()))
+	if err != nil {
+		return h.refuseBody(w, nil, t, err)
+	}
+	defer out.close()
+	req := policy.Request{Body: in.bytes(), Header: r.Header, Backend: backend, ReadOnly: ep != messagesEndpoint, Out: out.room()}
 	plan := h.plan(req, nil)
 	setBody(r, plan, in, out)
 	publish(w, repl, plan)
@@ -60,7 +68,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if retry {
 		before = w.Header().Clone()
 	}
-	ow, err := h.forward(w, r, next, repl, plan, backend, ep, retry)
+	ow, err := h.forward(w, r, next, t, repl, plan, backend, ep, retry)
+	defer ow.drop()
 	if err != nil || !retry {
 		return err
 	}
@@ -75,16 +84,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	metrics.countRetry(refuser)
 	h.logger.Info("thinking.retry", zap.String("backend", refuser), zap.String("conversation", plan.Conversation),
 		zap.String("upstream_message", msg))
-	replayOut := emptyBody()
-	defer replayOut.release()
-	req.Out = replayOut.bytes()
-	replay := h.plan(req, &policy.Refusal{Backend: refuser, Message: msg, Sent: plan.Body})
 	restoreHeader(w.Header(), before)
+	replayOut, err := copyRoom(t, len(in.bytes()))
+	if err != nil {
+		return h.refuseBody(w, nil, t, err)
+	}
+	defer replayOut.close()
+	req.Out = replayOut.room()
+	replay := h.plan(req, &policy.Refusal{Backend: refuser, Message: msg, Sent: plan.Body})
 	r = replayRequest(r)
 	setBody(r, replay, in, replayOut)
 	publish(w, repl, replay)
 	w.Header().Add(WarningHeader, "thinking_retried")
-	_, err = h.forward(w, r, next, repl, replay, backend, ep, false)
+	_, err = h.forward(w, r, next, t, repl, replay, backend, ep, false)
 	return err
 }
 
@@ -102,9 +114,9 @@ func replayRequest(r *http.Request) *http.Request {
 
 // forward passes the request on with w wrapped in an observer, which it
 // returns once the response is done.
-func (h *Handler) forward(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, repl *caddy.Replacer,
+func (h *Handler) forward(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, t *memoryTicket, repl *caddy.Replacer,
 	plan policy.Plan, backend string, ep endpoint, hold bool) (*observer, error) {
-	ow := h.newObserver(w, repl, backend, plan, ep == messagesEndpoint, hold)
+	ow := h.newObserver(w, t, repl, backend, plan, ep == messagesEndpoint, hold)
 	completed := false
 	defer func() { ow.finish(!completed) }()
 	err := next.ServeHTTP(ow, r)
@@ -225,13 +237,16 @@ func (h *Handler) logLearned(l policy.Learned) {
 }
 
 // setBody puts the planned body on the request: the body read, in, when
-// unchanged, else the rewritten one, which the plan wrote into out.
+// unchanged, else the rewritten one, which the plan wrote into out (or
+// allocated, for out to adopt). An unused out gives its room back at once.
 func setBody(r *http.Request, plan policy.Plan, in, out *body) {
 	src := in
 	if plan.Result.Changed() {
 		out.set(plan.Body)
 		src = out
 		r.Header.Set("Content-Length", strconv.Itoa(len(plan.Body)))
+	} else {
+		out.close()
 	}
 	r.Body = src.reader()
 	r.GetBody = func() (io.ReadCloser, error) { return src.reader(), nil }

@@ -41,6 +41,7 @@ type thinkingMetrics struct {
 	switches  *prometheus.CounterVec
 
 	registries registryCollector
+	memory     memoryCollector
 }
 
 // metrics are the process's llm_thinking metrics.
@@ -69,6 +70,7 @@ func newThinkingMetrics(maxBackends int) *thinkingMetrics {
 		switches: counter("switches_total",
 			"Conversations that moved to another backend, by the backend they moved to."),
 		registries: newRegistryCollector(),
+		memory:     newMemoryCollector(processMemory),
 	}
 }
 
@@ -87,8 +89,8 @@ func (m *thinkingMetrics) Collect(ch chan<- prometheus.Metric) {
 }
 
 // collectors returns every collector the metrics are made of.
-func (m *thinkingMetrics) collectors() [7]prometheus.Collector {
-	return [...]prometheus.Collector{m.observed, m.kept, m.stripped, m.converted, m.retries, m.switches, m.registries}
+func (m *thinkingMetrics) collectors() [8]prometheus.Collector {
+	return [...]prometheus.Collector{m.observed, m.kept, m.stripped, m.converted, m.retries, m.switches, m.registries, m.memory}
 }
 
 // register adds the metrics to reg. Registering them twice in the same

@@ -38,6 +38,7 @@ const (
 	DefaultRegistry        = registry.DefaultName
 	DefaultMaxBodySize     = 32 << 20
 	DefaultMaxResponseSize = 8 << 20
+	DefaultMemoryWait      = 10 * time.Second
 )
 
 // Handler rewrites the thinking blocks of Anthropic Messages requests for the
@@ -147,7 +148,27 @@ type Handler struct {
 	// it. Default (or 0) 1s.
 	PersistInterval caddy.Duration `json:"persist_interval,omitempty"`
 
+	// MemoryBudget bounds, in bytes, all the memory llm_thinking holds at
+	// once in the whole process: request bodies being read or waiting to
+	// be forwarded, their rewritten copies and replays, and answers held
+	// to be read or rewritten. Every handler shares one budget: the
+	// largest memory_budget that a handler of the running config sets
+	// wins. Set by none, it is 256 MiB, or half of GOMEMLIMIT when that is
+	// lower (Caddy sets GOMEMLIMIT from a container's memory limit). A request
+	// takes room as its body arrives and waits for room when there is
+	// none; a body larger than half the budget is refused with 413.
+	MemoryBudget int64 `json:"memory_budget,omitempty"`
+
+	// MemoryWait bounds, in all, how long a request of this handler waits
+	// for room in the memory budget; past it the client gets a 529
+	// overloaded_error with Retry-After, which Claude Code and the SDKs
+	// retry, and nothing of the request goes upstream. An answer never
+	// waits: one that finds no room passes to the client as it came,
+	// unread. Default (or 0) 10s.
+	MemoryWait caddy.Duration `json:"memory_wait,omitempty"`
+
 	policy *policy.Policy
+	budget *memoryBudget
 	logger *zap.Logger
 }
 
@@ -174,9 +195,14 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.MaxResponseSize == 0 {
 		h.MaxResponseSize = DefaultMaxResponseSize
 	}
+	if h.MemoryWait == 0 {
+		h.MemoryWait = caddy.Duration(DefaultMemoryWait)
+	}
 	if err := h.Validate(); err != nil {
 		return err
 	}
+	h.budget = processMemory
+	budgetVotes.cast(h, h.MemoryBudget)
 	if err := registerMetrics(ctx); err != nil {
 		return err
 	}
@@ -231,14 +257,22 @@ func (h *Handler) Validate() error {
 		return fmt.Errorf("llm_thinking: max_response_size must not be negative, got %d", h.MaxResponseSize)
 	case h.PersistInterval < 0:
 		return fmt.Errorf("llm_thinking: persist_interval must not be negative, got %s", time.Duration(h.PersistInterval))
+	case h.MemoryBudget < 0:
+		return fmt.Errorf("llm_thinking: memory_budget must not be negative, got %d", h.MemoryBudget)
+	case h.MemoryBudget > 0 && h.MemoryBudget < minMemoryBudget:
+		return fmt.Errorf("llm_thinking: memory_budget must be at least %d bytes (1MiB), got %d", minMemoryBudget, h.MemoryBudget)
+	case h.MemoryWait < 0:
+		return fmt.Errorf("llm_thinking: memory_wait must not be negative, got %s", time.Duration(h.MemoryWait))
 	}
 	return nil
 }
 
-// Cleanup releases the handler's hold on its registry. Requests still in
-// flight keep using it safely; the registry itself lives on while any
-// handler of the running config names it.
+// Cleanup releases the handler's hold on its registry, and its say in the
+// memory budget. Requests still in flight keep using it safely; the
+// registry itself lives on while any handler of the running config names
+// it.
 func (h *Handler) Cleanup() error {
+	budgetVotes.withdraw(h)
 	if h.policy == nil {
 		return nil
 	}

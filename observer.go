@@ -1,6 +1,7 @@
 package llmthinking
 
 import (
+	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -39,30 +40,33 @@ type observer struct {
 
 	wroteHeader bool
 	sse         *streaming.SSE
-	json        *streaming.JSON
-	remaining   int64 // JSON bytes still expected, or -1 when unknown
-	registered  bool
-	failed      bool // the client is gone or a write failed
+	// answer holds a JSON answer to read its blocks; nil when the answer is
+	// not read, or no longer (it did not fit).
+	answer     *heldAnswer
+	encoding   string // the answer's Content-Encoding
+	jsonModel  string // the model the JSON answer names, once read
+	remaining  int64  // JSON bytes still expected, or -1 when unknown
+	registered bool
+	failed     bool // the client is gone or a write failed
 
-	held     bool   // the response is a 400 being held back
-	heldBody []byte // what was held of it
+	held *heldAnswer // a 400 being held back, nil when none
 
 	// Rewriting of a successful answer (see rewrite.go).
 	head          io.Writer      // the first rewriter of a stream, or nil
 	tags          *thinktags.SSE // think tags to thinking blocks
 	names         *modelname.SSE // the model asked for
-	whole         bool           // a JSON answer is held whole to be rewritten
-	wholeBody     []byte
-	renamed       bool   // the JSON answer's model was rewritten
-	upstreamModel string // the model it named before
+	whole         bool           // the JSON answer is held whole, in answer, to be rewritten
+	renamed       bool           // the JSON answer's model was rewritten
+	upstreamModel string         // the model it named before
+	ticket        *memoryTicket  // the request's account, for what is held
 }
 
 // maxHeld bounds the 400 bodies held back; the API's error envelopes are a
 // few hundred bytes.
 const maxHeld = 64 << 10
 
-func (h *Handler) newObserver(w http.ResponseWriter, repl *caddy.Replacer, backend string, plan policy.Plan, blocks, hold bool) *observer {
-	return &observer{ResponseWriter: w, h: h, repl: repl, backend: backend, conversation: plan.Conversation, thread: plan.Thread,
+func (h *Handler) newObserver(w http.ResponseWriter, t *memoryTicket, repl *caddy.Replacer, backend string, plan policy.Plan, blocks, hold bool) *observer {
+	return &observer{ResponseWriter: w, h: h, ticket: t, repl: repl, backend: backend, conversation: plan.Conversation, thread: plan.Thread,
 		requested: plan.Model, blocks: blocks, hold: hold, remaining: -1}
 }
 
@@ -77,7 +81,7 @@ func (o *observer) WriteHeader(status int) {
 		o.wroteHeader = true
 		o.start(status)
 	}
-	if !o.held && !o.whole {
+	if o.held == nil && !o.whole {
 		o.ResponseWriter.WriteHeader(status)
 	}
 }
@@ -88,9 +92,12 @@ func (o *observer) start(status int) {
 	}
 	hdr := o.Header()
 	mediaType, _, _ := mime.ParseMediaType(hdr.Get("Content-Type"))
+	length, err := strconv.ParseInt(hdr.Get("Content-Length"), 10, 64)
+	if err != nil {
+		length = -1
+	}
 	if status == http.StatusBadRequest && o.hold && mediaType == "application/json" {
-		n, err := strconv.ParseInt(hdr.Get("Content-Length"), 10, 64)
-		o.held = err != nil || n <= maxHeld
+		o.held = o.holdAnswer(maxHeld, length)
 		return
 	}
 	if status != http.StatusOK || !o.blocks || o.backend == "" {
@@ -102,10 +109,7 @@ func (o *observer) start(status int) {
 	case mediaType == "text/event-stream" && identity:
 		o.sse = streaming.NewSSE(o.register)
 	case mediaType == "application/json" && (identity || encoding == "gzip" || encoding == "x-gzip"):
-		o.json = streaming.NewJSON(o.h.MaxResponseSize, encoding)
-		if n, err := strconv.ParseInt(hdr.Get("Content-Length"), 10, 64); err == nil {
-			o.remaining = n
-		}
+		o.answer, o.encoding, o.remaining = o.holdAnswer(o.h.MaxResponseSize, length), encoding, length
 	case mediaType == "text/event-stream" || mediaType == "application/json":
 		// Only an upstream that ignored the narrowed Accept-Encoding gets here.
 		o.h.logger.Warn("thinking.unobserved_response",
@@ -137,11 +141,12 @@ func (o *observer) Write(p []byte) (int, error) {
 	if !o.wroteHeader {
 		o.WriteHeader(http.StatusOK)
 	}
-	if o.held {
-		if len(o.heldBody)+len(p) <= maxHeld {
-			o.heldBody = append(o.heldBody, p...)
+	if o.held != nil {
+		err := o.held.write(p)
+		if err == nil {
 			return len(p), nil
 		}
+		o.unobserved("400 answer", err)
 		if err := o.release(); err != nil {
 			return 0, err
 		}
@@ -157,9 +162,14 @@ func (o *observer) Write(p []byte) (int, error) {
 
 // pass shows p to the observer, then writes it to the client.
 func (o *observer) pass(p []byte) (int, error) {
-	if o.sse != nil || o.json != nil {
+	if o.sse != nil || o.answer != nil {
 		o.observe(p)
 	}
+	return o.send(p)
+}
+
+// send writes p to the client.
+func (o *observer) send(p []byte) (int, error) {
 	n, err := o.ResponseWriter.Write(p)
 	if err != nil {
 		o.failed = true
@@ -175,7 +185,11 @@ func (o *observer) observe(p []byte) {
 		o.sse.Write(p)
 		return
 	}
-	o.json.Write(p)
+	if err := o.answer.write(p); err != nil {
+		o.unobserved("answer", err)
+		o.dropAnswer()
+		return
+	}
 	if o.remaining >= 0 {
 		o.remaining -= int64(len(p))
 		if o.remaining <= 0 {
@@ -185,16 +199,60 @@ func (o *observer) observe(p []byte) {
 }
 
 // stop ends the observation of the response.
-func (o *observer) stop() { o.sse, o.json = nil, nil }
+func (o *observer) stop() {
+	o.sse = nil
+	o.dropAnswer()
+}
+
+// dropAnswer stops holding the JSON answer and gives its memory back.
+func (o *observer) dropAnswer() {
+	o.answer.release()
+	o.answer, o.whole = nil, false
+}
+
+// drop gives back the memory of everything held, when the response is
+// done with; the handler defers it.
+func (o *observer) drop() {
+	o.dropAnswer()
+	o.held.release()
+	o.held = nil
+}
+
+// holdAnswer returns an empty held answer of at most limit bytes, with
+// room for length bytes when that is known (>= 0); nil when it would not
+// fit, and the answer then passes unread.
+func (o *observer) holdAnswer(limit, length int64) *heldAnswer {
+	a, err := newHeldAnswer(o.ticket, limit, max(length, 0))
+	if err != nil {
+		o.unobserved("answer", err)
+		return nil
+	}
+	return a
+}
+
+// unobserved logs, and counts when the budget is why, an answer passed to
+// the client as it came.
+func (o *observer) unobserved(what string, err error) {
+	if errors.Is(err, errNoRoom) {
+		o.ticket.b.unobserved.Add(1)
+	}
+	o.h.logger.Debug("thinking.unobserved_response", zap.String("reason", what+": "+err.Error()), zap.String("backend", o.backend))
+}
 
 // finish ends the observation when the handler returns; aborted is true
 // when the response did not complete (an error or a panic upstream).
 func (o *observer) finish(aborted bool) {
+	defer func() {
+		o.dropAnswer()
+		if aborted {
+			o.drop()
+		}
+	}()
 	defer recoverBug(o.h.logger, o.backend, o.stop)
 	aborted = aborted || o.failed
 	switch {
 	case o.whole && !aborted:
-		o.releaseWhole(true)
+		o.releaseWhole()
 	case o.head != nil && !aborted:
 		o.closeRewriters()
 	}
@@ -202,17 +260,34 @@ func (o *observer) finish(aborted bool) {
 	switch {
 	case o.sse != nil:
 		o.sse.Close(aborted)
-	case o.json != nil && !aborted:
+	case o.answer != nil && !aborted:
 		o.registerJSON()
 	}
 }
 
+// registerJSON reads the blocks of the JSON answer held, registers them
+// and lets go of the answer.
 func (o *observer) registerJSON() {
 	if o.registered {
 		return
 	}
 	o.registered = true
-	blocks, err := o.json.Blocks()
+	defer o.dropAnswer()
+	body, err := o.answer.decoded(o.encoding, o.h.MaxResponseSize)
+	if err != nil {
+		o.unobserved("answer", err)
+		return
+	}
+	if body != o.answer {
+		defer body.release()
+	}
+	o.registerBody(body.bytes())
+}
+
+// registerBody registers the blocks of a whole JSON answer.
+func (o *observer) registerBody(body []byte) {
+	blocks, model, err := streaming.MessageBlocks(body)
+	o.jsonModel = model
 	if err != nil {
 		o.h.logger.Debug("thinking.unobserved_response", zap.String("reason", err.Error()), zap.String("backend", o.backend))
 		return
@@ -252,14 +327,21 @@ func (o *observer) checkModel() {
 }
 
 // refusal returns the upstream's message when the response held back is a
-// refusal for thinking; anything else held back goes to the client now.
+// refusal for thinking, which is then dropped; anything else held back
+// goes to the client now.
 func (o *observer) refusal() (string, bool, error) {
-	if !o.held {
+	if o.held == nil {
 		return "", false, nil
 	}
-	body, err := streaming.Decode(o.heldBody, o.Header().Get("Content-Encoding"), maxHeld)
+	body, err := o.held.decoded(o.Header().Get("Content-Encoding"), maxHeld)
 	if err == nil {
-		if msg, ok := policy.RefusalMessage(body); ok {
+		msg, ok := policy.RefusalMessage(body.bytes())
+		if body != o.held {
+			body.release()
+		}
+		if ok {
+			o.held.release()
+			o.held = nil
 			return msg, true, nil
 		}
 	}
@@ -268,10 +350,11 @@ func (o *observer) refusal() (string, bool, error) {
 
 // release writes the response held back to the client and stops holding.
 func (o *observer) release() error {
-	o.held = false
+	held := o.held
+	o.held = nil
+	defer held.release()
 	o.ResponseWriter.WriteHeader(http.StatusBadRequest)
-	_, err := o.ResponseWriter.Write(o.heldBody)
-	o.heldBody = nil
+	_, err := o.ResponseWriter.Write(held.bytes())
 	if err != nil {
 		o.failed = true
 	}
@@ -283,7 +366,7 @@ func (o *observer) release() error {
 // directly first spares a controller allocation per event. Nothing is
 // flushed while a response is held back.
 func (o *observer) FlushError() error {
-	if o.held {
+	if o.held != nil {
 		return nil
 	}
 	switch w := o.ResponseWriter.(type) {

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"unsafe"
 
 	"go.uber.org/zap"
 
@@ -17,8 +18,9 @@ import (
 // goes through the rewriters piece by piece, the model rewriter first; what
 // they write is what the client gets and what the observers read, so the
 // blocks synthesized from tags are registered like any other. A JSON answer
-// is held whole (up to max_response_size), rewritten, and sent with its new
-// length; a larger one passes as it came.
+// is held whole (up to max_response_size, in memory the budget counts),
+// rewritten, and sent with its new length; a larger one, or one the budget
+// has no room for, passes as it came.
 
 // Values of ThinkTags and ResponseModel.
 const (
@@ -65,7 +67,7 @@ func (o *observer) rewriteAnswer(mediaType string) {
 		}
 		o.head = w
 	case "application/json":
-		if h.readsTags() || renames {
+		if (h.readsTags() || renames) && o.answer != nil {
 			o.whole, o.remaining = true, -1 // the length changes
 		}
 	}
@@ -97,36 +99,53 @@ func (o *observer) closeRewriters() {
 }
 
 // holdWhole keeps p of a JSON answer held to be rewritten, and reports
-// whether it did; an answer past max_response_size is released as it came
-// and passes from then on.
+// whether it did; an answer past max_response_size, or that the budget has
+// no room for, is released as it came and passes from then on.
 func (o *observer) holdWhole(p []byte) bool {
-	if int64(len(o.wholeBody)+len(p)) <= o.h.MaxResponseSize {
-		o.wholeBody = append(o.wholeBody, p...)
+	err := o.answer.write(p)
+	if err == nil {
 		return true
 	}
-	o.releaseWhole(false)
+	o.unobserved("answer to rewrite", err)
+	o.ResponseWriter.WriteHeader(http.StatusOK) // with the upstream's own length, if any
+	o.send(o.answer.bytes())
+	o.dropAnswer()
 	return false
 }
 
-// releaseWhole sends the held JSON answer, rewritten when rewrite is true,
-// with its header and its new length.
-func (o *observer) releaseWhole(rewrite bool) {
-	body := o.wholeBody
-	o.whole, o.wholeBody = false, nil
-	if rewrite {
-		body = o.rewriteJSON(body)
-	}
+// releaseWhole sends the held JSON answer, rewritten, with its header and
+// its new length. Its blocks register before the client has them, as for
+// an answer passed as it came.
+func (o *observer) releaseWhole() {
+	body, done := o.rewriteJSON(o.answer.bytes())
+	defer done()
+	o.whole = false
 	o.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	o.ResponseWriter.WriteHeader(http.StatusOK)
-	// Its blocks register as its last byte is observed, before the client
-	// has them, as for an answer passed as it came.
-	o.remaining = int64(len(body))
-	o.pass(body)
+	o.registered = true
+	o.registerBody(body)
+	o.send(body)
 }
 
-// rewriteJSON returns the rewritten JSON answer. A panic (a bug) leaves it
-// as it came.
-func (o *observer) rewriteJSON(body []byte) (out []byte) {
+// rewriteJSON returns the rewritten JSON answer, and a function that gives
+// back the memory of the copy. Room for two copies is taken from the budget
+// while the rewriters work; the copy sent counts until Go collects it.
+// Without room, or on a panic (a bug), the answer is left as it came.
+func (o *observer) rewriteJSON(body []byte) (out []byte, done func()) {
+	reserved := 2 * int64(len(body))
+	if err := o.ticket.reserve(reserved, false); err != nil {
+		o.unobserved("answer to rewrite", err)
+		return body, func() {}
+	}
+	defer func() {
+		if cap(out) == 0 || unsafe.SliceData(out) == unsafe.SliceData(body) {
+			o.ticket.unreserve(reserved)
+			done = func() {}
+			return
+		}
+		o.ticket.adopt(out, reserved)
+		done = func() { o.ticket.put(out) }
+	}()
 	defer recoverBug(o.h.logger, o.backend, func() { out = body })
 	out = body
 	if o.h.renamesModel() && o.requested != "" {
@@ -141,7 +160,7 @@ func (o *observer) rewriteJSON(body []byte) (out []byte) {
 			out = tagged
 		}
 	}
-	return out
+	return out, nil
 }
 
 // answeredModel returns the model the backend answered under, before any
@@ -154,8 +173,6 @@ func (o *observer) answeredModel() string {
 		return o.upstreamModel
 	case o.sse != nil:
 		return o.sse.Model()
-	case o.json != nil:
-		return o.json.Model()
 	}
-	return ""
+	return o.jsonModel
 }

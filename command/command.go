@@ -29,8 +29,11 @@ address of the --config file, else the default (localhost:2019).
 
 caddy llm-thinking ` + statusUsage + `
 	Prints every llm_thinking handler of the config (its route, backend,
-	mode, registry and the upstreams of the route's reverse_proxy handlers)
-	and the statistics of every registry. --json prints one JSON document.
+	mode, registry and the upstreams of the route's reverse_proxy handlers),
+	the statistics of every registry, and the memory budget of the process
+	(the budget, what is held and in use now, the peak, requests that
+	waited for room, 529s, answers passed unread for lack of room).
+	--json prints one JSON document.
 
 caddy llm-thinking ` + switchUsage + `
 	Switches a route to another backend and, when upstreams are given,
@@ -59,7 +62,7 @@ caddy llm-thinking ` + forgetUsage + `
 
 			statusCmd := &cobra.Command{
 				Use:   statusUsage,
-				Short: "Prints every llm_thinking handler and registry",
+				Short: "Prints every llm_thinking handler and registry, and the memory budget",
 				Args:  cobra.NoArgs,
 				RunE:  run(runStatus),
 			}

@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	adminAddr = fmt.Sprintf("localhost:%d", port)
+	adminAddr = fmt.Sprintf("127.0.0.1:%d", port)
 	if server, err = gatewaytest.Start(adminAddr); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

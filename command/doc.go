@@ -1,6 +1,7 @@
 // Package command is the `caddy llm-thinking` subcommand, which a Caddy
 // built with llm_thinking has: `status` shows every llm_thinking handler of
-// the running config and the statistics of every registry; `switch` moves
+// the running config, the statistics of every registry and the memory
+// budget of the process; `switch` moves
 // one route to another backend, and to other upstreams, in one config
 // change.
 //

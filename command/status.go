@@ -11,6 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/dustin/go-humanize"
+
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/persist"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
@@ -33,6 +35,21 @@ type statusReport struct {
 	// Registries is the "registries" member of GET /llm_thinking/stats,
 	// as the admin API served it.
 	Registries json.RawMessage `json:"registries"`
+	// Memory is its "memory" member, the memory budget of the process;
+	// absent from a Caddy built before the budget.
+	Memory json.RawMessage `json:"memory,omitempty"`
+}
+
+// memoryStats is the memory budget of GET /llm_thinking/stats, in bytes
+// and counts (see the module's MemoryStats).
+type memoryStats struct {
+	Budget     uint64 `json:"budget"`
+	Held       uint64 `json:"held"`
+	InUse      uint64 `json:"in_use"`
+	Peak       uint64 `json:"peak"`
+	Waits      uint64 `json:"waits"`
+	Overloaded uint64 `json:"overloaded"`
+	Unobserved uint64 `json:"unobserved"`
 }
 
 // handlerStatus is one llm_thinking handler and its route.
@@ -103,11 +120,12 @@ func status(out io.Writer, a admin, asJSON bool) error {
 	}
 	var stats struct {
 		Registries json.RawMessage `json:"registries"`
+		Memory     json.RawMessage `json:"memory"`
 	}
 	if err := json.Unmarshal(body, &stats); err != nil {
 		return fmt.Errorf("decoding %s: %w", statsPath, err)
 	}
-	report := statusReport{Handlers: []handlerStatus{}, Registries: stats.Registries}
+	report := statusReport{Handlers: []handlerStatus{}, Registries: stats.Registries, Memory: stats.Memory}
 	for _, r := range routes(config, configRoot, false) {
 		report.Handlers = append(report.Handlers, statusOf(r))
 	}
@@ -123,7 +141,14 @@ func status(out io.Writer, a admin, asJSON bool) error {
 	if err := json.Unmarshal(stats.Registries, &registries); err != nil {
 		return fmt.Errorf("decoding %s: %w", statsPath, err)
 	}
-	return printStatus(out, report.Handlers, registries)
+	var memory *memoryStats
+	if stats.Memory != nil {
+		memory = new(memoryStats)
+		if err := json.Unmarshal(stats.Memory, memory); err != nil {
+			return fmt.Errorf("decoding %s: %w", statsPath, err)
+		}
+	}
+	return printStatus(out, report.Handlers, registries, memory)
 }
 
 // statusOf reports the route's handler.
@@ -148,8 +173,9 @@ func statusOf(r *route) handlerStatus {
 	return s
 }
 
-// printStatus prints the handlers and the registries as two tables.
-func printStatus(out io.Writer, handlers []handlerStatus, registries map[string]registryStats) error {
+// printStatus prints the handlers, the registries and the memory budget
+// (when the admin API reports it) as three tables.
+func printStatus(out io.Writer, handlers []handlerStatus, registries map[string]registryStats, memory *memoryStats) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	if len(handlers) == 0 {
 		fmt.Fprintln(tw, "no llm_thinking handler in the config")
@@ -170,6 +196,12 @@ func printStatus(out io.Writer, handlers []handlerStatus, registries map[string]
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", name, s.Blocks, s.Confirmed, s.Unconfirmed, s.Conversations, s.Threads, s.Switches, s.Retries, s.Refusals, persistence(s.Persist))
 	}
 	printLearned(tw, registries)
+	if memory != nil {
+		fmt.Fprintln(tw)
+		fmt.Fprintln(tw, "MEMORY BUDGET\tHELD\tIN USE\tPEAK\tWAITS\tOVERLOADED (529)\tANSWERS UNREAD")
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\n", humanize.IBytes(memory.Budget), humanize.IBytes(memory.Held),
+			humanize.IBytes(memory.InUse), humanize.IBytes(memory.Peak), memory.Waits, memory.Overloaded, memory.Unobserved)
+	}
 	return tw.Flush()
 }
 

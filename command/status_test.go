@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -64,9 +65,29 @@ func TestStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out != threeRoutesStatus {
+	if out := withoutMemory(t, out); out != threeRoutesStatus {
 		t.Errorf("status printed\n%s\nwant\n%s", out, threeRoutesStatus)
 	}
+}
+
+// memoryHeader heads the table of the memory budget.
+const memoryHeader = "MEMORY BUDGET"
+
+// withoutMemory checks the memory table that ends what status printed and
+// returns the rest. The figures are the process's, which other tests move
+// (and Go's collector, at any moment): only the budget is known.
+func withoutMemory(t *testing.T, out string) string {
+	t.Helper()
+	rest, table, ok := strings.Cut(out, "\n"+memoryHeader)
+	if !ok {
+		t.Fatalf("status printed no memory table:\n%s", out)
+	}
+	lines := strings.Split(strings.TrimSuffix(table, "\n"), "\n")
+	if len(lines) != 2 || strings.Join(strings.Fields(lines[0]), " ") != "HELD IN USE PEAK WAITS OVERLOADED (529) ANSWERS UNREAD" ||
+		!strings.HasPrefix(lines[1], "256 MiB ") || len(strings.Fields(lines[1])) != 11 {
+		t.Fatalf("memory table:\n%s%s", memoryHeader, table)
+	}
+	return rest
 }
 
 // TestStatusAddressFromConfig reads the admin address from --config, as
@@ -81,7 +102,7 @@ func TestStatusAddressFromConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out != threeRoutesStatus {
+	if out := withoutMemory(t, out); out != threeRoutesStatus {
 		t.Errorf("status printed\n%s\nwant\n%s", out, threeRoutesStatus)
 	}
 }
@@ -173,7 +194,15 @@ func TestStatusJSON(t *testing.T) {
 	if err := json.Indent(&stats, []byte(registriesOf(t)), "  ", "  "); err != nil {
 		t.Fatal(err)
 	}
-	if want := want + stats.String() + "\n}\n"; out != want {
+	out, memory, ok := strings.Cut(out, ",\n  \"memory\": ")
+	if !ok {
+		t.Fatalf("status --json printed no memory:\n%s", out)
+	}
+	var budget struct{ Budget int64 }
+	if err := json.Unmarshal([]byte(strings.TrimSuffix(memory, "}\n")), &budget); err != nil || budget.Budget != 256<<20 {
+		t.Errorf("memory: %s (%v)", memory, err)
+	}
+	if want := want + stats.String(); out != want {
 		t.Errorf("status --json printed\n%s\nwant\n%s", out, want)
 	}
 }
@@ -185,7 +214,7 @@ func TestStatusWithoutHandler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "no llm_thinking handler in the config\n\nno registry in use\n"; out != want {
+	if want := "no llm_thinking handler in the config\n\nno registry in use\n"; withoutMemory(t, out) != want {
 		t.Errorf("status printed\n%s\nwant\n%s", out, want)
 	}
 }

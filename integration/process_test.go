@@ -78,7 +78,8 @@ func (in *instance) start(active string) {
 	})
 }
 
-// use switches the process to another backend through POST /load.
+// use switches the process to another backend through POST /load, and
+// returns once the old config serves no more.
 func (in *instance) use(active string) {
 	in.t.Helper()
 	in.site.Active = active
@@ -86,7 +87,7 @@ func (in *instance) use(active string) {
 	if err != nil {
 		in.t.Fatal(err)
 	}
-	if err := in.proc.Load(cf); err != nil {
+	if err := in.proc.Load(cf, in.url()); err != nil {
 		in.t.Fatal(err)
 	}
 }
@@ -127,10 +128,12 @@ func (in *instance) written() {
 }
 
 // talk returns a conversation through in, and a check that fails the test
-// unless a turn got a 200.
+// unless a turn got a 200. Every turn opens a connection of its own: one
+// kept alive across a switch could carry the next turn to the old config.
 func talk(t *testing.T, session string) (*llmtest.Conversation, func(*llmtest.Turn, error) *llmtest.Turn) {
 	c := llmtest.NewConversation("", session)
-	c.Client = &http.Client{Transport: gatewaytest.NewTransport(), Timeout: 30 * time.Second}
+	transport := gatewaytest.Transport{Transport: &http.Transport{DisableKeepAlives: true}}
+	c.Client = &http.Client{Transport: transport, Timeout: 30 * time.Second}
 	return c, okTurns(t)
 }
 

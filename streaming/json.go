@@ -56,8 +56,18 @@ func (j *JSON) Blocks() ([]Block, error) {
 	if err != nil {
 		return nil, err
 	}
+	blocks, model, err := MessageBlocks(body)
+	j.model = model
+	return blocks, err
+}
+
+// MessageBlocks returns the thinking and redacted_thinking blocks of a
+// whole JSON message body, decoded already, as Blocks does, and the model
+// the message names ("" for none). A caller that holds the body itself
+// reads it with this.
+func MessageBlocks(body []byte) ([]Block, string, error) {
 	if !jsonscan.Valid(body) {
-		return nil, errors.New("streaming: response body is not valid JSON")
+		return nil, "", errors.New("streaming: response body is not valid JSON")
 	}
 	var typ, content []byte
 	var buf [32]byte
@@ -71,10 +81,11 @@ func (j *JSON) Blocks() ([]Block, error) {
 		}
 	}
 	if it.Err() != nil || string(jsonscan.Name(typ, &buf)) != "message" {
-		return nil, errors.New("streaming: response body is not a message object")
+		return nil, "", errors.New("streaming: response body is not a message object")
 	}
-	j.model = string(appendModel(nil, body, ""))
-	return contentBlocks(content)
+	model := string(appendModel(nil, body, ""))
+	blocks, err := contentBlocks(content)
+	return blocks, model, err
 }
 
 // Model returns the model the body names, once Blocks read it; "" when it

@@ -25,6 +25,12 @@
 //	go run ./cmd/llm-thinking-overhead -caddy ./caddy -rounds 3 -window 3s -check
 //
 // Run it from the repository root, which holds the captured session.
+//
+// With -flood it measures memory under a flood instead (see flood.go): 24
+// clients upload 27 MiB each at once to a slow upstream, through each
+// gateway on its defaults, and the peak RSS of both is reported side by
+// side, with the target that llm_thinking's stays within plain's, its
+// memory budget and 30 MiB. It takes a few minutes.
 package main
 
 import (
@@ -41,9 +47,24 @@ func main() {
 	window := flag.Duration("window", 3*time.Second, "how long each load is measured per gateway and round")
 	profiles := flag.String("profile", "", "write a CPU profile of each gateway and load, taken in the first round, to this directory")
 	check := flag.Bool("check", false, "exit with status 1 when a target is missed")
+	flood := flag.Bool("flood", false, "measure the peak memory of a flood of large uploads to a slow upstream instead")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("llm-thinking-overhead: ")
+	if *flood {
+		runs, err := runFlood(*caddy)
+		if err != nil {
+			log.Fatal(err)
+		}
+		reportFlood(os.Stdout, runs)
+		ts := []target{floodTarget(runs)}
+		fmt.Println()
+		printTargets(os.Stdout, ts)
+		if *check && !allMet(ts) {
+			os.Exit(1)
+		}
+		return
+	}
 	if *rounds < 1 || *window <= 0 {
 		log.Fatalf("need at least one round and a positive window, got -rounds %d -window %v", *rounds, *window)
 	}

@@ -48,7 +48,7 @@ func Start(admin string) (*Caddy, error) {
 		if err != nil {
 			return nil, err
 		}
-		admin = fmt.Sprintf("localhost:%d", adminPort)
+		admin = fmt.Sprintf("127.0.0.1:%d", adminPort)
 	}
 	// The same admin config as every Site renders, so that loads never
 	// restart the admin server under a client's feet.
@@ -176,17 +176,20 @@ func render(admin string, port, generation int, s Site) (string, error) {
 }
 
 // Load posts the config of s to the admin API, as `caddy reload` does, and
-// returns once the new config serves the site. Caddy answers the POST as
-// soon as the new servers run and the old ones begin to stop; until they
+// returns once the new config alone serves the site. Caddy answers the POST
+// as soon as the new servers run and the old ones begin to stop; until they
 // have stopped, an old server may still accept a connection and serve it
-// with the old config. Load waits until the site answers with the new
-// config's generation.
+// with the old config. Load waits until the old server has let go of its
+// connections (see changeAt), then until the site answers with the new
+// config's generation. Clients must still drop the connections they kept
+// alive before the load (CloseIdleConnections): one that carried a request
+// just then may be served by the old config once more.
 func (c *Caddy) Load(s Site) error {
 	cf, err := c.Caddyfile(s)
 	if err != nil {
 		return err
 	}
-	if err := c.post(cf); err != nil {
+	if err := changeAt(c.URLFor(s), func() error { return c.post(cf) }); err != nil {
 		return err
 	}
 	c.generation++
@@ -204,6 +207,14 @@ func (c *Caddy) Load(s Site) error {
 		time.Sleep(2 * time.Millisecond)
 	}
 	return fmt.Errorf("the site did not serve config generation %s within 10s", want)
+}
+
+// Change runs change, which alters the running config of site s through
+// the admin API some other way than Load (a PATCH, `caddy llm-thinking
+// switch`), and returns once the server that served the site before has
+// stopped accepting connections, as Load does.
+func (c *Caddy) Change(s Site, change func() error) error {
+	return changeAt(c.URLFor(s), change)
 }
 
 // Stats reads every registry's statistics from the admin endpoint.

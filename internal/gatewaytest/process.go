@@ -138,18 +138,23 @@ func (p *Process) Stop() error {
 	return nil
 }
 
-// Load posts a Caddyfile to the admin API, as `caddy reload` does.
-func (p *Process) Load(caddyfile string) error {
-	resp, err := http.Post("http://"+p.Admin+"/load", "text/caddyfile", strings.NewReader(caddyfile))
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(resp.Body)
-		return fmt.Errorf("POST /load: %s: %s", resp.Status, body)
-	}
-	return nil
+// Load posts a Caddyfile to the admin API, as `caddy reload` does, and
+// returns once the server that served siteURL before has stopped accepting
+// connections (see Caddy.Load). Clients must not reuse a connection they
+// kept alive before the load.
+func (p *Process) Load(caddyfile, siteURL string) error {
+	return changeAt(siteURL, func() error {
+		resp, err := http.Post("http://"+p.Admin+"/load", "text/caddyfile", strings.NewReader(caddyfile))
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			body, _ := io.ReadAll(resp.Body)
+			return fmt.Errorf("POST /load: %s: %s", resp.Status, body)
+		}
+		return nil
+	})
 }
 
 // Stats reads every registry's statistics from the admin API.

@@ -5,18 +5,21 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 )
 
 // Transport retries a request whose connection broke before any response
-// arrived, after a short backoff, as the Anthropic SDK that Claude Code uses
-// does. Clients of a gateway that reloads need it: Caddy lets the old server
-// finish shutting down after POST /load has returned, and a connection
-// accepted in that window is dropped (or reset while still queued on the
-// old listening socket). Retries cannot hide a crash in the handler: a
-// panic would recur on every attempt (and is logged).
+// arrived, after a short backoff, and a request answered 529
+// overloaded_error, after its Retry-After, as the Anthropic SDK that Claude
+// Code uses does. Clients of a gateway that reloads need the first: Caddy
+// lets the old server finish shutting down after POST /load has returned,
+// and a connection accepted in that window is dropped (or reset while
+// still queued on the old listening socket). Clients of a gateway whose
+// memory budget is full need the second. Retries cannot hide a crash in
+// the handler: a panic would recur on every attempt (and is logged).
 type Transport struct {
 	*http.Transport
 }
@@ -24,34 +27,66 @@ type Transport struct {
 // NewTransport returns a Transport with its own connection pool.
 func NewTransport() Transport { return Transport{&http.Transport{}} }
 
-// maxAttempts bounds the attempts of one request; the backoff before the
-// n-th retry is retryBackoff << (n-1), so the last retry comes some 750 ms
-// after the first attempt: past any reload's shutdown window.
+// maxAttempts bounds the attempts of one request whose connection broke;
+// the backoff before the n-th retry is retryBackoff << (n-1), so the last
+// retry comes some 750 ms after the first attempt: past any reload's
+// shutdown window. maxOverloaded bounds the attempts answered 529.
 const (
-	maxAttempts  = 5
-	retryBackoff = 50 * time.Millisecond
+	maxAttempts   = 5
+	retryBackoff  = 50 * time.Millisecond
+	maxOverloaded = 20
 )
 
-// RoundTrip sends req, up to maxAttempts times while the connection breaks.
+// RoundTrip sends req, up to maxAttempts times while the connection breaks
+// and maxOverloaded times while it is answered 529.
 func (t Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	for attempt := 1; ; attempt++ {
+	dropped, overloaded := 0, 0
+	for {
 		resp, err := t.Transport.RoundTrip(req)
-		if err == nil || attempt == maxAttempts || req.GetBody == nil || !connectionDropped(err) {
+		var wait time.Duration
+		switch {
+		case req.GetBody == nil:
+			return resp, err
+		case err != nil:
+			if dropped++; dropped == maxAttempts || !connectionDropped(err) {
+				return resp, err
+			}
+			wait = retryBackoff << (dropped - 1)
+		case resp.StatusCode == statusOverloaded:
+			if overloaded++; overloaded == maxOverloaded {
+				return resp, err
+			}
+			wait = retryAfter(resp)
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		default:
 			return resp, err
 		}
 		select {
-		case <-time.After(retryBackoff << (attempt - 1)):
+		case <-time.After(wait):
 		case <-req.Context().Done():
-			return nil, err
+			return nil, req.Context().Err()
 		}
 		body, gerr := req.GetBody()
 		if gerr != nil {
-			return nil, err
+			return nil, gerr
 		}
 		req = req.Clone(req.Context())
 		req.Body = body
 		t.CloseIdleConnections()
 	}
+}
+
+// statusOverloaded is the status of the API's overloaded_error.
+const statusOverloaded = 529
+
+// retryAfter returns the wait a 529 asks for, a second when it names none.
+func retryAfter(resp *http.Response) time.Duration {
+	seconds, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+	if err != nil || seconds < 1 {
+		return time.Second
+	}
+	return time.Duration(seconds) * time.Second
 }
 
 func connectionDropped(err error) bool {

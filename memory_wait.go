@@ -1,0 +1,146 @@
+package llmthinking
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"runtime/debug"
+	"slices"
+	"time"
+)
+
+// memoryWaiter is a request waiting for room.
+type memoryWaiter struct {
+	t    *memoryTicket
+	size int64      // room asked for
+	need int        // a cached buffer of at least need bytes serves it; 0 for a reservation
+	buf  []byte     // the cached buffer that served it
+	done chan error // nil once served, or why it stopped waiting
+}
+
+// enqueue adds w to the waiters, in the order of its request's age.
+func (b *memoryBudget) enqueue(w *memoryWaiter) {
+	if !w.t.counted {
+		w.t.counted = true
+		b.waits.Add(1)
+	}
+	i, _ := slices.BinarySearchFunc(b.waiters, w.t.age, func(v *memoryWaiter, age uint64) int {
+		return cmp.Compare(v.t.age, age)
+	})
+	b.waiters = slices.Insert(b.waiters, i, w)
+	b.dispatch()
+}
+
+// dequeue removes the waiter at i.
+func (b *memoryBudget) dequeue(i int) *memoryWaiter {
+	w := b.waiters[i]
+	b.waiters = slices.Delete(b.waiters, i, i+1)
+	return w
+}
+
+// dispatch serves the waiters that room allows, oldest first. When the
+// oldest cannot be served it makes room come (see unblock). Called with
+// b.mu held, after anything that may have made room.
+func (b *memoryBudget) dispatch() {
+	for len(b.waiters) > 0 {
+		w := b.waiters[0]
+		switch {
+		case w.need > 0 && b.cache.fitsAny(w.need):
+			w.buf = b.cache.takeAny(w.need)
+			b.dequeue(0)
+			b.use(w.t, charge(cap(w.buf)))
+		case b.charged+w.size <= b.limit:
+			b.charged += w.size
+			b.dequeue(0)
+			b.use(w.t, w.size)
+		default:
+			b.unblock()
+			return
+		}
+		w.done <- nil
+	}
+}
+
+// unblock makes room come for the oldest waiter, which room does not allow:
+// cached buffers are let go and collected, and, for what that and the
+// requests giving way already will not free, younger waiters that hold
+// bytes give way, youngest first.
+func (b *memoryBudget) unblock() {
+	head := b.waiters[0]
+	missing := func() int64 {
+		awaitingCollection := b.charged - b.inUse - b.cache.bytes
+		return b.charged + head.size - b.limit - awaitingCollection - b.givingWay
+	}
+	if m := missing(); m > 0 && b.cache.bytes > 0 {
+		b.cache.evict(m)
+		b.letGo = true
+	}
+	if b.letGo && !b.collecting {
+		b.letGo = false
+		b.collecting = true
+		b.collections.Add(1)
+		go b.collect()
+	}
+	for i := len(b.waiters) - 1; i > 0 && missing() > 0; i-- {
+		if w := b.waiters[i]; w.t.held > 0 {
+			b.dequeue(i)
+			w.t.gaveWay = true
+			b.givingWay += w.t.held
+			w.done <- errGaveWay
+		}
+	}
+}
+
+// collect runs a garbage collection, so that the buffers let go are freed
+// and their room given back (by their cleanups), again while more were let
+// go meanwhile and requests still wait. It also returns the freed memory to
+// the operating system: Go keeps freed pages mapped for reuse, and buffers
+// of sizes from 4 KiB to tens of MiB do not fit each other's holes, so
+// without it a flood of large uploads kept Caddy's resident memory some
+// 60 MiB above what the budget held (with it, 25 MiB at most). It runs only
+// under pressure, when a request waits for room.
+func (b *memoryBudget) collect() {
+	for {
+		debug.FreeOSMemory()
+		b.mu.Lock()
+		if !b.letGo || len(b.waiters) == 0 {
+			b.collecting = false
+			b.dispatch()
+			b.mu.Unlock()
+			return
+		}
+		b.letGo = false
+		b.collections.Add(1)
+		b.mu.Unlock()
+	}
+}
+
+// await waits until w is served, its request's memory_wait is spent, its
+// client is gone, or it must give way.
+func (t *memoryTicket) await(w *memoryWaiter) error {
+	start := time.Now()
+	timer := time.NewTimer(max(t.wait, 0))
+	defer timer.Stop()
+	var err error
+	select {
+	case err = <-w.done:
+	case <-timer.C:
+		err = errOverloaded
+	case <-t.ctx.Done():
+		err = context.Cause(t.ctx)
+	}
+	t.wait -= time.Since(start)
+	if err == nil || errors.Is(err, errGaveWay) {
+		return err
+	}
+	b := t.b
+	b.mu.Lock()
+	if i := slices.Index(b.waiters, w); i >= 0 {
+		b.dequeue(i)
+		b.dispatch() // w may have held back younger waiters
+		b.mu.Unlock()
+		return err
+	}
+	b.mu.Unlock()
+	return <-w.done // served or told to give way meanwhile
+}

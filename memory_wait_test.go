@@ -1,0 +1,195 @@
+package llmthinking
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// taken is the outcome of take.
+type taken struct {
+	buf []byte
+	err error
+}
+
+// take asks for a buffer of need bytes for tk in a goroutine, and returns
+// a channel that gets the outcome. The caller keeps the buffer reachable:
+// collected, it would give its room back.
+func take(tk *memoryTicket, need int) chan taken {
+	done := make(chan taken, 1)
+	go func() {
+		buf, err := tk.buffer(need, need, true)
+		done <- taken{buf, err}
+	}()
+	return done
+}
+
+// awaitWaiters waits until n requests wait for room in b.
+func awaitWaiters(t *testing.T, b *memoryBudget, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b.mu.Lock()
+		got := len(b.waiters)
+		b.mu.Unlock()
+		if got == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d requests wait for room, want %d", got, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestBudgetServesTheOldestRequestFirst(t *testing.T) {
+	b := newMemoryBudget(2 << 20)
+	ctx := context.Background()
+	holder, older, younger := b.ticket(ctx, time.Minute), b.ticket(ctx, time.Minute), b.ticket(ctx, time.Minute)
+	held, err := holder.buffer(2<<20, 2<<20, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromYounger := take(younger, 1<<20)
+	awaitWaiters(t, b, 1)
+	fromOlder := take(older, 2<<20)
+	awaitWaiters(t, b, 2)
+	holder.put(held)
+	got := <-fromOlder
+	if got.err != nil {
+		t.Fatalf("the older request: %v", got.err)
+	}
+	defer runtime.KeepAlive(got.buf)
+	select {
+	case got := <-fromYounger:
+		t.Fatalf("the younger request was served (%v) while the older one held everything", got.err)
+	default:
+	}
+	if s := b.stats(); s.InUse != 2<<20 || s.Waits != 2 {
+		t.Fatalf("stats %+v", s)
+	}
+}
+
+func TestBudgetWaitIsBounded(t *testing.T) {
+	b := newMemoryBudget(1 << 20)
+	holder := b.ticket(context.Background(), time.Minute)
+	held, err := holder.buffer(1<<20, 1<<20, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runtime.KeepAlive(held) // collected, it would give its room back
+	waiter := b.ticket(context.Background(), 20*time.Millisecond)
+	if _, err := waiter.buffer(64<<10, 64<<10, true); !errors.Is(err, errOverloaded) {
+		t.Fatalf("err = %v, want errOverloaded", err)
+	}
+	// The wait is bounded in all: the next one fails at once.
+	start := time.Now()
+	if _, err := waiter.buffer(64<<10, 64<<10, true); !errors.Is(err, errOverloaded) || time.Since(start) > 5*time.Second {
+		t.Fatalf("second wait: %v after %v", err, time.Since(start))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	gone := b.ticket(ctx, time.Minute)
+	done := take(gone, 64<<10)
+	awaitWaiters(t, b, 1)
+	cancel()
+	if got := <-done; !errors.Is(got.err, context.Canceled) {
+		t.Fatalf("a client gone: err = %v", got.err)
+	}
+	if _, err := b.ticket(context.Background(), time.Minute).buffer(64<<10, 64<<10, false); !errors.Is(err, errNoRoom) {
+		t.Fatalf("an answer's buffer without room: err = %v", err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.waiters) != 0 || b.inUse != 1<<20 {
+		t.Fatalf("%d waiters, %d in use", len(b.waiters), b.inUse)
+	}
+}
+
+// TestBudgetYoungestGivesWay: two requests hold half the budget each and
+// both wait for more; neither could ever finish, so the younger gives way.
+func TestBudgetYoungestGivesWay(t *testing.T) {
+	b := newMemoryBudget(2 << 20)
+	older, younger := b.ticket(context.Background(), time.Minute), b.ticket(context.Background(), time.Minute)
+	var held [][]byte
+	for _, tk := range []*memoryTicket{older, younger} {
+		buf, err := tk.buffer(1<<20, 1<<20, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, buf)
+	}
+	defer runtime.KeepAlive(held) // collected, they would give their room back
+	fromYounger := take(younger, 1<<20)
+	awaitWaiters(t, b, 1)
+	fromOlder := take(older, 1<<20)
+	if got := <-fromYounger; !errors.Is(got.err, errGaveWay) {
+		t.Fatalf("the younger request: %v, want errGaveWay", got.err)
+	}
+	select {
+	case got := <-fromOlder:
+		t.Fatalf("the older request was served (%v) before the younger let go", got.err)
+	default:
+	}
+	younger.put(held[1])
+	if got := <-fromOlder; got.err != nil {
+		t.Fatalf("the older request: %v", got.err)
+	}
+}
+
+// TestBudgetWaitersGiveWayToOlderOnes: a younger request that waits holding
+// bytes gives them to an older one that waits, rather than both waiting
+// for a third that holds the rest of the budget.
+func TestBudgetWaitersGiveWayToOlderOnes(t *testing.T) {
+	b := newMemoryBudget(2 << 20)
+	ctx := context.Background()
+	holder, older, younger := b.ticket(ctx, time.Minute), b.ticket(ctx, time.Minute), b.ticket(ctx, time.Minute)
+	a, err := holder.buffer(1<<20, 1<<20, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := younger.buffer(512<<10, 512<<10, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runtime.KeepAlive(a)
+	fromYounger := take(younger, 1<<20)
+	awaitWaiters(t, b, 1)
+	fromOlder := take(older, 1<<20)
+	if got := <-fromYounger; !errors.Is(got.err, errGaveWay) {
+		t.Fatalf("the younger request: %v, want errGaveWay", got.err)
+	}
+	younger.put(c)
+	got := <-fromOlder
+	if got.err != nil {
+		t.Fatalf("the older request: %v", got.err)
+	}
+	defer runtime.KeepAlive(got.buf)
+	if s := b.stats(); s.InUse != 2<<20 {
+		t.Fatalf("stats %+v", s)
+	}
+}
+
+// TestBudgetCollectsWhatWasLetGo: room taken by buffers let go but not yet
+// collected comes back through a collection the waiter makes run.
+func TestBudgetCollectsWhatWasLetGo(t *testing.T) {
+	b := newMemoryBudget(16 << 20)
+	holder := b.ticket(context.Background(), time.Minute)
+	buf, err := holder.buffer(12<<20, 12<<20, true) // too large to be cached
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder.put(buf)
+	buf = nil
+	if s := b.stats(); s.Held != 12<<20 || s.InUse != 0 {
+		t.Fatalf("after letting go: %+v", s)
+	}
+	waiter := b.ticket(context.Background(), 10*time.Second)
+	if _, err := waiter.buffer(8<<20, 8<<20, true); err != nil {
+		t.Fatalf("the waiter: %v", err)
+	}
+	if s := b.stats(); s.Collections == 0 || s.Waits != 1 || s.InUse != 8<<20 {
+		t.Fatalf("stats %+v", s)
+	}
+}

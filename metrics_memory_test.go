@@ -1,0 +1,52 @@
+package llmthinking
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+func TestMemoryMetrics(t *testing.T) {
+	b := newMemoryBudget(2 << 20)
+	reg := prometheus.NewPedanticRegistry()
+	if err := reg.Register(newMemoryCollector(b)); err != nil {
+		t.Fatal(err)
+	}
+	hog := b.ticket(context.Background(), 0)
+	buf, err := hog.buffer(2<<20, 2<<20, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.ticket(context.Background(), time.Millisecond).buffer(1<<20, 1<<20, true); err == nil {
+		t.Fatal("a full budget gave room")
+	}
+	b.overloaded.Add(1) // as the handler counts its 529
+	b.unobserved.Add(2)
+	hog.put(buf)
+	value := func(name string) float64 {
+		f := families(t, reg)[name]
+		if f == nil || len(f.GetMetric()) != 1 {
+			t.Fatalf("%s: %v", name, f)
+		}
+		m := f.GetMetric()[0]
+		if c := m.GetCounter(); c != nil {
+			return c.GetValue()
+		}
+		return m.GetGauge().GetValue()
+	}
+	for name, want := range map[string]float64{
+		"caddy_llm_thinking_memory_budget_bytes":      2 << 20,
+		"caddy_llm_thinking_memory_held_bytes":        2 << 20, // let go, not collected yet
+		"caddy_llm_thinking_memory_in_use_bytes":      0,
+		"caddy_llm_thinking_memory_peak_bytes":        2 << 20,
+		"caddy_llm_thinking_memory_waits_total":       1,
+		"caddy_llm_thinking_overloaded_total":         1,
+		"caddy_llm_thinking_answers_unobserved_total": 2,
+	} {
+		if got := value(name); got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+}
