@@ -52,6 +52,8 @@ type memoryBudget struct {
 	// buffers were let go since the last one started.
 	collecting bool
 	letGo      bool
+	// wake ends a pause of the collecting when more was let go.
+	wake chan struct{}
 	// waitsSeen is waits as the last garbage collection saw it (see cycle).
 	waitsSeen uint64
 
@@ -75,7 +77,7 @@ var (
 
 // newMemoryBudget returns a budget of limit bytes.
 func newMemoryBudget(limit int64) *memoryBudget {
-	b := &memoryBudget{limit: limit}
+	b := &memoryBudget{limit: limit, wake: make(chan struct{}, 1)}
 	b.limitNow.Store(limit)
 	b.watchCycles()
 	return b

@@ -68,12 +68,17 @@ func (b *memoryBudget) dispatch() {
 func (b *memoryBudget) unblock() {
 	head := b.waiters[0]
 	missing := func() int64 {
-		awaitingCollection := b.charged - b.inUse - b.cache.bytes
-		return b.charged + head.size - b.limit - awaitingCollection - b.givingWay
+		return b.charged + head.size - b.limit - b.awaitingCollection() - b.givingWay
 	}
 	if m := missing(); m > 0 && b.cache.bytes > 0 {
 		b.cache.evict(m)
 		b.letGo = true
+	}
+	if b.letGo && b.collecting {
+		select { // a collection pausing (see collect) runs again at once
+		case b.wake <- struct{}{}:
+		default:
+		}
 	}
 	if b.letGo && !b.collecting {
 		b.letGo = false
@@ -99,21 +104,72 @@ func (b *memoryBudget) unblock() {
 // without it a flood of large uploads kept Caddy's resident memory some
 // 60 MiB above what the budget held (with it, 25 MiB at most). It runs only
 // under pressure, when a request waits for room.
+//
+// A buffer let go may still be reachable when the collection runs (its
+// request is returning), and its cleanup runs a moment after it: while
+// requests wait and room let go has not come back, collect looks again
+// after a pause that doubles up to maxCollectPause (ended at once when more
+// is let go). So a waiter never waits on a collection Go would not run by
+// itself (a large heap is collected seldom), and a buffer that stays
+// reachable costs a collection now and then, not a loop of them.
 func (b *memoryBudget) collect() {
+	pause := firstCollectPause
 	for {
 		debug.FreeOSMemory()
-		b.mu.Lock()
-		if !b.letGo || len(b.waiters) == 0 {
-			b.collecting = false
-			b.dispatch()
-			b.mu.Unlock()
+		if b.collectAgain() {
+			continue
+		}
+		timer := time.NewTimer(pause)
+		select {
+		case <-timer.C:
+			pause = min(2*pause, maxCollectPause)
+		case <-b.wake:
+			timer.Stop()
+		}
+		if !b.collectAgain() && !b.stillAwaiting() {
 			return
 		}
-		b.letGo = false
-		b.collections.Add(1)
-		b.mu.Unlock()
 	}
 }
+
+// The pauses of collect between collections while what was let go does
+// not come back.
+const (
+	firstCollectPause = 5 * time.Millisecond
+	maxCollectPause   = 500 * time.Millisecond
+)
+
+// collectAgain reports whether more was let go since the last collection
+// while requests wait, and counts the collection it calls for.
+func (b *memoryBudget) collectAgain() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.letGo || len(b.waiters) == 0 {
+		return false
+	}
+	b.letGo = false
+	b.collections.Add(1)
+	return true
+}
+
+// stillAwaiting reports whether requests still wait while room let go has
+// not come back, counting the collection that calls for; when not, the
+// collecting is over.
+func (b *memoryBudget) stillAwaiting() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.waiters) == 0 || b.awaitingCollection() <= 0 {
+		b.collecting = false
+		b.dispatch()
+		return false
+	}
+	b.collections.Add(1)
+	return true
+}
+
+// awaitingCollection is the room of buffers let go that Go has not freed
+// yet. Called with b.mu held.
+func (b *memoryBudget) awaitingCollection() int64 { return b.charged - b.inUse - b.cache.bytes }
 
 // await waits until w is served, its request's memory_wait is spent, its
 // client is gone, or it must give way.

@@ -193,3 +193,52 @@ func TestBudgetCollectsWhatWasLetGo(t *testing.T) {
 		t.Fatalf("stats %+v", s)
 	}
 }
+
+// TestBudgetCollectsAgainWhatWasStillReachable: a buffer let go that is
+// still reachable when the collection runs (its request returning) gives
+// its room back through a later collection, long before the waiter's
+// memory_wait, not through one Go might run much later by itself.
+func TestBudgetCollectsAgainWhatWasStillReachable(t *testing.T) {
+	b := newMemoryBudget(16 << 20)
+	holder := b.ticket(context.Background(), time.Minute)
+	buf, err := holder.buffer(12<<20, 12<<20, true) // too large to be cached
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := gcCount()
+	holder.put(buf)
+	waiter := b.ticket(context.Background(), 30*time.Second)
+	got := take(waiter, 8<<20)
+	awaitWaiters(t, b, 1)
+	// Two collections see buf still reachable: the one the waiter made
+	// run, and (that one failing to give room back) the next.
+	deadline := time.Now().Add(10 * time.Second)
+	for gcCount() < before+2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d garbage collections ran while the waiter waited, want 2", gcCount()-before)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	runtime.KeepAlive(buf)
+	buf = nil
+	start := time.Now()
+	select {
+	case r := <-got:
+		if r.err != nil {
+			t.Fatalf("the waiter: %v", r.err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the waiter still waits 20s after the buffer became unreachable")
+	}
+	if s := b.stats(); s.Collections < 2 || s.InUse != 8<<20 {
+		t.Fatalf("stats %+v", s)
+	}
+	t.Logf("served %v after the buffer became unreachable", time.Since(start))
+}
+
+// gcCount is how many garbage collections the process completed.
+func gcCount() uint32 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.NumGC
+}
