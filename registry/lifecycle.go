@@ -240,7 +240,7 @@ func (r *Registry) hold(c *thread, at slot) {
 	}
 	e := r.blocks.entries.at(at)
 	if e.owner != 0 {
-		r.blocks.unwait(at, &r.holders[e.owner].waiting)
+		r.blocks.unwait(at, &r.holders.at(e.owner).waiting)
 		e.owner = 0
 	}
 	if r.blocks.holders(at) == 0 {
@@ -267,7 +267,7 @@ func (r *Registry) setOwner(at slot, c *thread) {
 		return
 	}
 	if e.owner != 0 {
-		r.blocks.unwait(at, &r.holders[e.owner].waiting)
+		r.blocks.unwait(at, &r.holders.at(e.owner).waiting)
 	}
 	e.owner = c.holder
 	r.blocks.wait(at, &c.waiting)
@@ -277,12 +277,12 @@ func (r *Registry) setOwner(at slot, c *thread) {
 func (r *Registry) evict(at slot) {
 	e := r.blocks.entries.at(at)
 	if e.owner != 0 {
-		r.blocks.unwait(at, &r.holders[e.owner].waiting)
+		r.blocks.unwait(at, &r.holders.at(e.owner).waiting)
 	}
 	if r.blocks.holders(at) > 0 {
 		r.confirmed--
 		r.blocks.eachHolder(at, func(h holderID) {
-			r.holders[h].unknown++ // a block it replayed is no longer known
+			r.holders.at(h).unknown++ // a block it replayed is no longer known
 		})
 	}
 	r.blocks.remove(at)

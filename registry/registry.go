@@ -85,21 +85,19 @@ func (c Config) withDefaults() Config {
 
 // Registry maps block keys to the backend that produced them.
 type Registry struct {
-	mu          sync.Mutex
-	ttl         time.Duration
-	blocks      slab
-	names       names
-	scopes      *simplelru.LRU[string, *scope]
-	scopeSlots  []*scope // by scopeID; [0] is unused
-	freeScopes  []scopeID
-	threads     *simplelru.LRU[ThreadID, *thread]
-	holders     []*thread // by holderID; [0] is unused
-	freeHolders []holderID
-	confirmed   int    // entries with at least one holder
-	switches    uint64 // backend switches over all conversations
-	retries     uint64 // refused requests replayed
-	refusals    uint64 // blocks refused by a backend that was thought to accept them
-	present     map[block.Key]struct{}
+	mu        sync.Mutex
+	ttl       time.Duration
+	blocks    slab
+	names     names
+	scopes    *simplelru.LRU[string, *scope]
+	scopeIDs  numbered[scopeID, *scope]
+	threads   *simplelru.LRU[ThreadID, *thread]
+	holders   numbered[holderID, *thread]
+	confirmed int    // entries with at least one holder
+	switches  uint64 // backend switches over all conversations
+	retries   uint64 // refused requests replayed
+	refusals  uint64 // blocks refused by a backend that was thought to accept them
+	present   map[block.Key]struct{}
 	// capabilities are the facts learned per backend and model.
 	capabilities *simplelru.LRU[capabilityKey, *learned]
 	slots        []slot // lookup's, reused
@@ -111,13 +109,13 @@ type Registry struct {
 func New(cfg Config) *Registry {
 	cfg = cfg.withDefaults()
 	r := &Registry{
-		ttl:        cfg.OrphanTTL,
-		blocks:     newSlab(cfg.MaxBlocks),
-		names:      newNames(),
-		scopeSlots: make([]*scope, 1),
-		holders:    make([]*thread, 1),
-		present:    make(map[block.Key]struct{}),
-		now:        time.Now,
+		ttl:      cfg.OrphanTTL,
+		blocks:   newSlab(cfg.MaxBlocks),
+		names:    newNames(),
+		scopeIDs: newNumbered[scopeID, *scope](),
+		holders:  newNumbered[holderID, *thread](),
+		present:  make(map[block.Key]struct{}),
+		now:      time.Now,
 	}
 	// NewLRU fails only for a non-positive size, which withDefaults rules out.
 	r.scopes, _ = simplelru.NewLRU(cfg.MaxConversations, r.evictScope)

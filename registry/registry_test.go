@@ -509,13 +509,13 @@ func checkInvariantsAt(t *testing.T, r *Registry, step int) {
 	live := make(map[holderID]*thread)
 	for _, id := range r.threads.Keys() {
 		c, _ := r.threads.Peek(id)
-		if r.holders[c.holder] != c {
+		if r.holders.at(c.holder) != c {
 			t.Fatalf("step %d: thread %d is not in its slot", step, id)
 		}
 		live[c.holder] = c
 	}
 	for _, name := range r.scopes.Keys() {
-		if s, _ := r.scopes.Peek(name); r.scopeSlots[s.id] != s {
+		if s, _ := r.scopes.Peek(name); r.scopeIDs.at(s.id) != s {
 			t.Fatalf("step %d: scope %q is not in its slot", step, name)
 		}
 	}

@@ -24,13 +24,7 @@ func (r *Registry) scope(name string) *scope {
 		return s
 	}
 	s := &scope{name: name}
-	if n := len(r.freeScopes); n > 0 {
-		s.id, r.freeScopes = r.freeScopes[n-1], r.freeScopes[:n-1]
-		r.scopeSlots[s.id] = s
-	} else {
-		s.id = scopeID(len(r.scopeSlots))
-		r.scopeSlots = append(r.scopeSlots, s)
-	}
+	s.id = r.scopeIDs.add(s)
 	r.scopes.Add(name, s)
 	return s
 }
@@ -38,8 +32,7 @@ func (r *Registry) scope(name string) *scope {
 // evictScope runs when a scope leaves the LRU: only which backends served
 // it is forgotten.
 func (r *Registry) evictScope(_ string, s *scope) {
-	r.scopeSlots[s.id] = nil
-	r.freeScopes = append(r.freeScopes, s.id)
+	r.scopeIDs.remove(s.id)
 }
 
 // Served records that backend answered conversation conv, for requests

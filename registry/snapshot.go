@@ -107,8 +107,8 @@ func (r *Registry) snapshotBlocks(batch []Change, first slot) ([]Change, bool) {
 func (r *Registry) snapshotConversations(batch []Change, first scopeID) ([]Change, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	end := min(int(first)+pageSize, len(r.scopeSlots))
-	for _, c := range r.scopeSlots[first:end] {
+	end := min(int(first)+pageSize, len(r.scopeIDs.byNumber))
+	for _, c := range r.scopeIDs.byNumber[first:end] {
 		if c == nil {
 			continue // slot 0, or a conversation gone
 		}
@@ -121,5 +121,5 @@ func (r *Registry) snapshotConversations(batch []Change, first scopeID) ([]Chang
 			batch = append(batch, Change{Op: Served, Conversation: c.name, Backend: c.last, At: c.lastAt})
 		}
 	}
-	return batch, end < len(r.scopeSlots)
+	return batch, end < len(r.scopeIDs.byNumber)
 }

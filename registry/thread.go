@@ -45,13 +45,7 @@ func (r *Registry) thread(id ThreadID) *thread {
 		return t
 	}
 	t := &thread{id: id}
-	if n := len(r.freeHolders); n > 0 {
-		t.holder, r.freeHolders = r.freeHolders[n-1], r.freeHolders[:n-1]
-		r.holders[t.holder] = t
-	} else {
-		t.holder = holderID(len(r.holders))
-		r.holders = append(r.holders, t)
-	}
+	t.holder = r.holders.add(t)
 	r.threads.Add(id, t)
 	return t
 }
@@ -84,8 +78,7 @@ func (r *Registry) endThread(_ ThreadID, t *thread) {
 		r.blocks.demote(at)
 		at = next
 	}
-	r.holders[t.holder] = nil
-	r.freeHolders = append(r.freeHolders, t.holder)
+	r.holders.remove(t.holder)
 }
 
 // heldAt returns the slot of the i-th block t replayed, whose key is k, or

@@ -190,10 +190,7 @@ func (t *Anthropic) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "model":
 			return true, parseModel(d, &t.Models)
 		case "max_response_size":
-			var n int
-			err := parseInt(d, &n)
-			t.MaxResponseSize = int64(n)
-			return true, err
+			return true, parseInt(d, &t.MaxResponseSize)
 		}
 		return false, nil
 	})

@@ -68,7 +68,7 @@ func parseOne(d *caddyfile.Dispenser, dst *string) error {
 }
 
 // parseInt reads the one positive integer argument of a subdirective.
-func parseInt(d *caddyfile.Dispenser, dst *int) error {
+func parseInt[N int | int64](d *caddyfile.Dispenser, dst *N) error {
 	name := d.Val()
 	if *dst != 0 {
 		return d.Errf("%s: given twice", name)
@@ -77,10 +77,10 @@ func parseInt(d *caddyfile.Dispenser, dst *int) error {
 	if err := parseOne(d, &s); err != nil {
 		return err
 	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n <= 0 {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 || int64(N(n)) != n {
 		return d.Errf("%s: want a positive number, got %q", name, s)
 	}
-	*dst = n
+	*dst = N(n)
 	return nil
 }

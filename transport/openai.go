@@ -206,10 +206,7 @@ func (t *OpenAI) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "max_tokens":
 			return true, parseInt(d, &t.MaxTokens)
 		case "max_response_size":
-			var n int
-			err := parseInt(d, &n)
-			t.MaxResponseSize = int64(n)
-			return true, err
+			return true, parseInt(d, &t.MaxResponseSize)
 		}
 		return false, nil
 	})
