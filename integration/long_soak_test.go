@@ -22,9 +22,9 @@ const longSoakEnv = "LLM_THINKING_SOAK"
 
 // TestLongSoak runs for as long as LLM_THINKING_SOAK says, outside CI
 // (without it, go test reports the test skipped, never passed): round after
-// round, fresh conversations switch at random among three backends while
-// a flood of large uploads goes to a slow upstream through a 32 MiB
-// budget, and the config is reloaded every 2s. The conversations send a
+// round, fresh conversations (one in five naming no session) switch at
+// random among three backends while a flood of large uploads goes to a
+// slow upstream through a 32 MiB budget, and the config is reloaded every 2s. The conversations send a
 // 529 again after its Retry-After, as Claude Code does, and so do the
 // uploads. Every backend must get back exactly the blocks it produced, no
 // client may see a 4xx, every upload gets its answer; once the traffic
@@ -74,11 +74,9 @@ func TestLongSoak(t *testing.T) {
 		rounds++
 		convs := make([]*soakConversation, conversations)
 		for i := range convs {
-			c := g.conversation(fmt.Sprintf("long-%d-%d", rounds, i))
 			transport := gatewaytest.NewTransport()
 			clients = append(clients, transport)
-			c.Client = &http.Client{Transport: transport, Timeout: time.Minute}
-			convs[i] = &soakConversation{c: c, rng: rand.New(rand.NewPCG(uint64(rounds), uint64(i))), own: map[string][]int{}}
+			convs[i] = newSoakConversation(g, fmt.Sprintf("long-%d-%d", rounds, i), i%5 == 4, transport, rand.New(rand.NewPCG(uint64(rounds), uint64(i))))
 		}
 		var wg sync.WaitGroup
 		for _, sc := range convs {

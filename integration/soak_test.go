@@ -52,11 +52,7 @@ func TestSoak(t *testing.T) {
 
 	convs := make([]*soakConversation, conversations)
 	for i := range convs {
-		c := g.conversation(fmt.Sprintf("soak-%02d", i))
-		c.Anonymous = i%5 == 4
-		c.Header.Set("X-Soak-Client", c.SessionID) // for the upstreams' records only
-		c.Client = &http.Client{Transport: gatewaytest.NewTransport(), Timeout: 60 * time.Second}
-		convs[i] = &soakConversation{c: c, rng: rand.New(rand.NewPCG(uint64(i), 7)), own: map[string][]int{}}
+		convs[i] = newSoakConversation(g, fmt.Sprintf("soak-%02d", i), i%5 == 4, gatewaytest.NewTransport(), rand.New(rand.NewPCG(uint64(i), 7)))
 	}
 	phase := func(from, to int) {
 		var wg sync.WaitGroup
@@ -155,6 +151,17 @@ type soakConversation struct {
 	last     string
 	requests int
 	switches int
+}
+
+// newSoakConversation starts a conversation called id, through transport;
+// an anonymous one names no session (the gateway tells it apart by its
+// history). Its upstreams' records find its requests by its id all the same.
+func newSoakConversation(g *gateway, id string, anonymous bool, transport http.RoundTripper, rng *rand.Rand) *soakConversation {
+	c := g.conversation(id)
+	c.Anonymous = anonymous
+	c.Header.Set("X-Soak-Client", c.SessionID) // for the upstreams' records only
+	c.Client = &http.Client{Transport: transport, Timeout: time.Minute}
+	return &soakConversation{c: c, rng: rng, own: map[string][]int{}}
 }
 
 // turn sends one turn to a random backend and checks that the backend got
