@@ -34,6 +34,9 @@ type gatewayRun struct {
 	// chatLockstep is the same check on the chat-completions stream.
 	chatLockstep error
 	peakRSS      int64 // bytes
+	// soloPeakRSS is the peak once the loads of one client ran, before
+	// those of several: what the peak RSS target is about.
+	soloPeakRSS int64
 	// startRSS is the peak resident memory once Caddy served, before the
 	// loads: what starting (and loading the registry) cost.
 	startRSS int64
@@ -75,7 +78,16 @@ func (b *bench) runRound(round int) ([2]gatewayRun, error) {
 		}
 		procs[via] = p
 	}
+	solo := true // only loads of one client ran so far
 	for _, l := range b.loads.all() {
+		if solo = solo && l.concurrency() == 1; !solo && runs[viaPlain].soloPeakRSS == 0 {
+			for via := range gateways {
+				var err error
+				if runs[via].soloPeakRSS, err = peakRSS(procs[via].pid()); err != nil {
+					return runs, err
+				}
+			}
+		}
 		for via := range gateways {
 			if err := warm(clients[via][0], l); err != nil {
 				return runs, fmt.Errorf("%s, load %q: %w", gateways[via].name, l.name, err)
@@ -110,6 +122,9 @@ func (b *bench) runRound(round int) ([2]gatewayRun, error) {
 		runs[via].chatLockstep = clients[via][0].lockstep(b.pacer, lockstepChatPath, b.loads.chat.answer(gateways[via]))
 		if runs[via].peakRSS, err = peakRSS(procs[via].pid()); err != nil {
 			return runs, err
+		}
+		if runs[via].soloPeakRSS == 0 {
+			runs[via].soloPeakRSS = runs[via].peakRSS
 		}
 		if b.profiles != "" && round == 0 {
 			if err := procs[via].heapProfile(heapProfilePath(b.profiles, gateways[via])); err != nil {

@@ -25,8 +25,10 @@ func report(w io.Writer, s summary) {
 	fmt.Fprintf(w, "%s (plain relays it, llm_thinking translates it with transport openai), time to first byte p50: plain %.3f ms, llm_thinking %.3f ms, difference %+.3f ms\n",
 		s.loads.chat.name, millis(s.chatTTFB[viaPlain]), millis(s.chatTTFB[viaLLMThinking]), millis(s.chatTTFB[viaLLMThinking]-s.chatTTFB[viaPlain]))
 	fmt.Fprintf(w, "one flush per upstream chunk: plain %s; llm_thinking %s\n", s.chatLockstep[viaPlain], s.chatLockstep[viaLLMThinking])
-	fmt.Fprintf(w, "peak RSS: plain %.1f MiB, llm_thinking %.1f MiB, difference %+.1f MiB, registry of %d blocks\n",
-		mebibytes(s.peakRSS[viaPlain]), mebibytes(s.peakRSS[viaLLMThinking]), mebibytes(s.peakRSS[viaLLMThinking]-s.peakRSS[viaPlain]), s.registryBlocks)
+	fmt.Fprintf(w, "peak RSS over the loads of one client: plain %.1f MiB, llm_thinking %.1f MiB, difference %+.1f MiB, registry of %d blocks\n",
+		mebibytes(s.soloPeakRSS[viaPlain]), mebibytes(s.soloPeakRSS[viaLLMThinking]), mebibytes(s.soloPeakRSS[viaLLMThinking]-s.soloPeakRSS[viaPlain]), s.registryBlocks)
+	fmt.Fprintf(w, "  over every load (several clients holding 1 MiB bodies at once, the budget's buffers kept for reuse): plain %.1f MiB, llm_thinking %.1f MiB, difference %+.1f MiB\n",
+		mebibytes(s.peakRSS[viaPlain]), mebibytes(s.peakRSS[viaLLMThinking]), mebibytes(s.peakRSS[viaLLMThinking]-s.peakRSS[viaPlain]))
 	fmt.Fprintf(w, "  of which once started, before the loads: plain %.1f MiB, llm_thinking %.1f MiB\n",
 		mebibytes(s.startRSS[viaPlain]), mebibytes(s.startRSS[viaLLMThinking]))
 }

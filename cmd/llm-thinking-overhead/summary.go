@@ -18,8 +18,10 @@ type summary struct {
 	// streamTTFB is the stream's median time to first byte.
 	streamTTFB [2]time.Duration
 	peakRSS    [2]int64
-	startRSS   [2]int64 // peak once started, before the loads
-	lockstep   [2]lockstepResult
+	// soloPeakRSS is the peak over the loads of one client.
+	soloPeakRSS [2]int64
+	startRSS    [2]int64 // peak once started, before the loads
+	lockstep    [2]lockstepResult
 	// chatTTFB and chatLockstep are the same for the chat-completions
 	// stream, relayed by plain and translated through llm_thinking.
 	chatTTFB     [2]time.Duration
@@ -84,15 +86,15 @@ func summarize(ls loads, rs results, window time.Duration) summary {
 	}
 	for via, runs := range rs {
 		var ttfb, chatTTFB []time.Duration
-		var rss, start []int64
+		var rss, solo, start []int64
 		for _, r := range runs {
 			ttfb = append(ttfb, r.samples[stream].ttfb)
 			chatTTFB = append(chatTTFB, r.samples[chat].ttfb)
-			rss, start = append(rss, r.peakRSS), append(start, r.startRSS)
+			rss, solo, start = append(rss, r.peakRSS), append(solo, r.soloPeakRSS), append(start, r.startRSS)
 			s.lockstep[via].add(r.lockstep)
 			s.chatLockstep[via].add(r.chatLockstep)
 		}
-		s.streamTTFB[via], s.peakRSS[via], s.startRSS[via] = median(ttfb), median(rss), median(start)
+		s.streamTTFB[via], s.peakRSS[via], s.soloPeakRSS[via], s.startRSS[via] = median(ttfb), median(rss), median(solo), median(start)
 		s.chatTTFB[via] = median(chatTTFB)
 	}
 	for _, r := range rs[viaLLMThinking] {
