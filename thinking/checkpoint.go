@@ -105,15 +105,28 @@ func (r *Request) restoreTail(end int) (bool, error) {
 }
 
 // materialize makes the messages and parts taken from a checkpoint the
-// Request's own.
+// Request's own. The compact ones stay, for Save to copy as they are
+// rather than compact the same messages again: nothing changes a
+// Request's structure once read.
 func (r *Request) materialize() {
+	if r.materialized {
+		return
+	}
 	for i, c := range r.lazyMessages {
 		r.messages[i] = c.at(r.lazyBase)
 	}
 	for i, c := range r.lazyParts {
 		r.content[i] = c.at(r.lazyBase)
 	}
-	r.lazyMessages, r.lazyParts = nil, nil
+	r.materialized = true
+}
+
+// messageEnd returns where message i ends, without materializing it.
+func (r *Request) messageEnd(i int) int {
+	if i < len(r.lazyMessages) {
+		return int(r.lazyMessages[i].end) + r.lazyBase
+	}
+	return r.messages[i].end
 }
 
 // Save records in cp the structure of r's body, for a request that

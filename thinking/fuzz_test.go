@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
@@ -227,7 +228,18 @@ func checkResume(t *testing.T, req *Request, body []byte, seed uint64) {
 	}
 	full.Release()
 	sameState(t, again, req)
+	// Saved again once the rewrite made its structure its own, the
+	// checkpoint still reads the body as Parse does.
+	var cp2 Checkpoint
+	h2 := again.History()
+	again.Save(&cp2)
 	again.Release()
+	third, err := Resume(body, follow(h2, &cp2))
+	if err != nil {
+		t.Fatalf("Resume from a checkpoint saved after a rewrite: %v", err)
+	}
+	sameState(t, third, req)
+	third.Release()
 	if len(body) == 0 {
 		return
 	}
@@ -239,6 +251,9 @@ func checkResume(t *testing.T, req *Request, body []byte, seed uint64) {
 		t.Fatalf("changed body: Resume err %v, Parse err %v", rerr, ferr)
 	}
 	if rerr == nil {
+		if rh, fh := resumed.History(), full.History(); !reflect.DeepEqual(rh, fh) {
+			t.Fatalf("History of a resumed read %+v, of a full read %+v", rh, fh)
+		}
 		sameState(t, resumed, full)
 		resumed.Release()
 		full.Release()

@@ -156,7 +156,6 @@ func (r *Request) History() *History {
 	if r.from.Shared == n && r.from.History.Len() == n {
 		return r.from.History // the same messages: the History it shares
 	}
-	r.materialize()
 	h := &History{ends: make([]uint32, n), digests: make([]uint64, n)}
 	shared := min(r.from.Shared, r.from.History.Len(), n)
 	if shared > 0 {
@@ -164,15 +163,16 @@ func (r *Request) History() *History {
 	}
 	prev, at := uint64(digestStart), r.arrayAt
 	if shared > 0 {
-		prev, at = h.digests[shared-1], r.messages[shared-1].end
+		prev, at = h.digests[shared-1], r.messageEnd(shared-1)
 	}
-	for i, m := range r.messages {
-		h.ends[i] = uint32(m.end - r.arrayAt)
+	for i := range n {
+		end := r.messageEnd(i)
+		h.ends[i] = uint32(end - r.arrayAt)
 		if i < shared {
 			continue
 		}
-		prev = chain(prev, r.body[at:m.end])
-		h.digests[i], at = prev, m.end
+		prev = chain(prev, r.body[at:end])
+		h.digests[i], at = prev, end
 	}
 	return h
 }

@@ -59,6 +59,7 @@ type Request struct {
 	lazyMessages []cmessage
 	lazyParts    []cpart
 	lazyBase     int
+	materialized bool // messages and content hold the lazy ones too
 	// restored counts the messages taken from a checkpoint, and resumedAt
 	// is where they end, or 0; prefixValid says the body up to there was
 	// checked to be valid JSON.
