@@ -10,28 +10,16 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
 )
 
-// chatFlavors are the chat-completions servers the transport is run
-// against, with the reasoning option each needs.
-var chatFlavors = []struct {
-	flavor    llmtest.ChatFlavor
-	reasoning string
-}{
-	{llmtest.DeepSeekStyle, "reasoning_content"},
-	{llmtest.VLLMStyle, "reasoning"},
-	{llmtest.ThinkTagged, "think_tags"},
-	{llmtest.OpenRouterStyle, "reasoning_details"},
-}
-
 // TestOpenAIToolLoop runs a tool loop through llm_thinking and transport
 // openai on each flavor of server, streamed and not: the client gets the
 // server's reasoning as a thinking block before the tool call, under the
 // model it asked for; the server gets its request in its own API, and its
 // reasoning back where it reads it.
 func TestOpenAIToolLoop(t *testing.T) {
-	for _, fl := range chatFlavors {
+	for _, fl := range llmtest.ChatFlavors {
 		for _, stream := range []bool{true, false} {
-			t.Run(fmt.Sprintf("%v stream %v", fl.flavor, stream), func(t *testing.T) {
-				testOpenAIToolLoop(t, fl.flavor, fl.reasoning, stream)
+			t.Run(fmt.Sprintf("%v stream %v", fl, stream), func(t *testing.T) {
+				testOpenAIToolLoop(t, fl, fl.Reasoning(), stream)
 			})
 		}
 	}

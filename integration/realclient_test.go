@@ -155,3 +155,43 @@ func TestRealClaudeCodeSubagentAcrossSwitches(t *testing.T) {
 	t.Logf("main thread: %d anthropic blocks back after a subagent and anthropic -> glm -> anthropic; subagent requests %d; stats %+v",
 		len(got), subagent, g.stats().Stats)
 }
+
+// TestRealClaudeCodeThroughTransportAnthropic runs the real client through
+// transport anthropic to a backend that serves only its own model name, as
+// Ollama does: every request must reach it under that name and succeed,
+// and on --continue Claude Code must replay every thinking block the
+// backend produced, which it does only when the answers named the model it
+// asked for.
+func TestRealClaudeCodeThroughTransportAnthropic(t *testing.T) {
+	claude := realClient(t)
+	g := newGateway(t, map[string]llmtest.Flavor{"local": llmtest.Strict}, "local",
+		withBlock("local", "transport anthropic {\n\t\t\tmodel * qwen3-coder\n\t\t}"))
+	local := g.upstreams["local"]
+	local.ServeModel("qwen3-coder")
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, "project"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	out := claudeRun(t, claude, home, g.url(), "hello")
+	t.Logf("run 1 printed: %s", strings.TrimSpace(out))
+	own := mainThreadSignatures(local)
+	if len(own) == 0 {
+		t.Fatal("the backend produced no thinking block")
+	}
+	out = claudeRun(t, claude, home, g.url(), "--continue", "go on")
+	t.Logf("run 2 printed: %s", strings.TrimSpace(out))
+	got := requestSignatures(t, lastMainRequest(t, local).Body)
+	if !slices.Equal(got, own) {
+		t.Errorf("on --continue Claude Code replayed %d blocks, want the backend's %d:\n got %q\nwant %q", len(got), len(own), got, own)
+	}
+	for _, r := range local.Requests() {
+		if r.Status != 200 {
+			t.Errorf("the backend answered %d: %s", r.Status, r.ErrorMessage)
+		}
+		if model := string(topLevel(t, r.Body)["model"]); model != `"qwen3-coder"` {
+			t.Errorf("the backend got model %s", model)
+		}
+	}
+	t.Logf("%d requests, all under qwen3-coder; %d of %d blocks replayed", len(local.Requests()), len(got), len(own))
+}

@@ -32,6 +32,23 @@ const (
 	OpenRouterStyle
 )
 
+// ChatFlavors are every flavor, for tests that run each.
+var ChatFlavors = []ChatFlavor{DeepSeekStyle, VLLMStyle, ThinkTagged, OpenRouterStyle}
+
+// Reasoning returns the `reasoning` option of transport openai that gives
+// the flavor's server its reasoning back where it reads it.
+func (f ChatFlavor) Reasoning() string {
+	switch f {
+	case VLLMStyle:
+		return "reasoning"
+	case ThinkTagged:
+		return "think_tags"
+	case OpenRouterStyle:
+		return "reasoning_details"
+	}
+	return "reasoning_content"
+}
+
 // String returns the flavor's name.
 func (f ChatFlavor) String() string {
 	switch f {

@@ -16,18 +16,6 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/transport"
 )
 
-// flavors are the chat-completions servers, with the reasoning option each
-// needs.
-var flavors = []struct {
-	flavor    llmtest.ChatFlavor
-	reasoning string
-}{
-	{llmtest.DeepSeekStyle, "reasoning_content"},
-	{llmtest.VLLMStyle, "reasoning"},
-	{llmtest.ThinkTagged, "think_tags"},
-	{llmtest.OpenRouterStyle, "reasoning_details"},
-}
-
 // client returns an SDK client whose requests go through transport openai
 // to u.
 func client(t *testing.T, u *llmtest.ChatUpstream, reasoning string) anthropic.Client {
@@ -77,12 +65,12 @@ func send(t *testing.T, c anthropic.Client, stream bool, msgs []anthropic.Messag
 // SDK makes it, the turn reaches the server with its reasoning where it
 // reads it (the mock refuses anything else), and the answer is text.
 func TestSDKToolLoop(t *testing.T) {
-	for _, fl := range flavors {
+	for _, fl := range llmtest.ChatFlavors {
 		for _, stream := range []bool{true, false} {
-			t.Run(fl.flavor.String()+map[bool]string{true: " stream", false: " json"}[stream], func(t *testing.T) {
-				u := llmtest.NewChatUpstream("chat", fl.flavor)
+			t.Run(fl.String()+map[bool]string{true: " stream", false: " json"}[stream], func(t *testing.T) {
+				u := llmtest.NewChatUpstream("chat", fl)
 				defer u.Close()
-				c := client(t, u, fl.reasoning)
+				c := client(t, u, fl.Reasoning())
 				msgs := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("[tool] list the files"))}
 				m := send(t, c, stream, msgs)
 				if len(m.Content) != 2 || m.Content[0].Type != "thinking" || !strings.HasPrefix(m.Content[0].Thinking, u.Reasoning(1)) ||
