@@ -175,13 +175,16 @@ func (r *Registry) lookup(c *thread, keys []block.Key) []slot {
 // request, so what it held is among c.replayed.
 func (r *Registry) advance(c *thread, keys []block.Key, slots []slot) {
 	n := len(c.replayed)
-	if n > 0 && n <= len(keys) && slices.Equal(c.replayed, keys[:n]) && (c.unknown == 0 || slices.Equal(c.slots, slots[:n])) {
+	if n > 0 && n <= len(keys) && slices.Equal(c.replayed, keys[:n]) && c.evicted == 0 && (c.zeros == 0 || slices.Equal(c.slots, slots[:n])) {
 		// The request replays the last one's history, found where it was
-		// then (the blocks it held, and the ones the registry did not know
-		// and still does not), and adds to it, as a thread's next request
-		// does: nothing is released, and only what it adds is new.
+		// then (the blocks it held, none forgotten since, and the ones the
+		// registry did not know and still does not), and adds to it, as a
+		// thread's next request does: nothing is released, and only what
+		// it adds is new. A held block forgotten and learned again may be
+		// back in the slot it had, unheld: evicted sends that to the full
+		// path.
 		r.expireOrphans(c, func(k block.Key) bool { return slices.Contains(keys, k) })
-		c.unknown += r.holdAll(c, slots[n:])
+		c.zeros += r.holdAll(c, slots[n:])
 		c.replayed = append(c.replayed, keys[n:]...)
 		c.slots = append(c.slots[:n], slots[n:]...)
 		return
@@ -198,7 +201,7 @@ func (r *Registry) advance(c *thread, keys []block.Key, slots []slot) {
 		}
 	}
 	r.expireOrphans(c, func(k block.Key) bool { _, ok := r.present[k]; return ok })
-	c.unknown = r.holdAll(c, slots)
+	c.zeros, c.evicted = r.holdAll(c, slots), 0
 	c.replayed = append(c.replayed[:0], keys...)
 	c.slots = append(c.slots[:0], slots...)
 }
@@ -282,7 +285,7 @@ func (r *Registry) evict(at slot) {
 	if r.blocks.holders(at) > 0 {
 		r.confirmed--
 		r.blocks.eachHolder(at, func(h holderID) {
-			r.holders.at(h).unknown++ // a block it replayed is no longer known
+			r.holders.at(h).evicted++ // a block it replayed is no longer known
 		})
 	}
 	r.blocks.remove(at)

@@ -606,7 +606,7 @@ func TestQuickAdvanceMatchesTheFullOne(t *testing.T) {
 			q := admit(quick, conv, backend, true, histories[conv]...)
 			full.mu.Lock()
 			if c, ok := full.threads.Peek(tid(conv)); ok {
-				c.unknown++ // no shortcut
+				c.evicted++ // no shortcut
 				c.slots = nil
 			}
 			full.mu.Unlock()
@@ -669,4 +669,27 @@ func heldBy(r *Registry, conv string) int {
 		}
 	}
 	return n
+}
+
+// TestAThreadHoldsABlockThatCameBackWhereItWas: a block a thread replayed,
+// forgotten by a full registry and learned again in the slot it had (the
+// free list gives the last slot freed first), is held by the thread's next
+// request: advance must not take the slot for one the thread still holds.
+func TestAThreadHoldsABlockThatCameBackWhereItWas(t *testing.T) {
+	r, _ := newTestRegistry(t, Config{MaxBlocks: 4, OrphanTTL: time.Minute})
+	r.Observe(tid("c"), "A", key("k"))
+	admit(r, "c", "A", true, "k")
+	r.Observe(tid("d"), "B", key("a"))
+	r.Observe(tid("d"), "B", key("b"))
+	r.Configure(Config{MaxBlocks: 2, OrphanTTL: time.Minute}) // k, least recently used, goes
+	if got := admit(r, "x", "A", false, "k"); got.Origins[0] != "" {
+		t.Fatalf("k still known to come from %q", got.Origins[0])
+	}
+	r.Configure(Config{MaxBlocks: 3, OrphanTTL: time.Minute})
+	r.Observe(tid("e"), "A", key("k"))
+	admit(r, "c", "A", true, "k", "k2")
+	if n := heldBy(r, "c"); n != 1 {
+		t.Fatalf("thread c holds %d blocks, want k", n)
+	}
+	checkInvariantsAt(t, r, 0)
 }

@@ -21,10 +21,12 @@ type thread struct {
 	// blocks it owns.
 	waiting slot
 	// replayed are the keys of its latest tracked request, in order: the
-	// blocks it holds are among them. unknown counts those the registry
-	// did not know, or forgot since.
+	// blocks it holds are among them. zeros counts those the registry did
+	// not know then (their slot is 0), evicted those it held and the
+	// registry forgot since.
 	replayed []block.Key
-	unknown  int
+	zeros    int
+	evicted  int
 	// slots are where the replayed blocks were found, 0 for unknown ones:
 	// the next request finds them there without the index (see lookup).
 	slots []slot
