@@ -16,9 +16,14 @@ const (
 // magnitude for its context meter.
 func EstimateTokens(body []byte) int {
 	root := gjson.ParseBytes(body)
+	return estimate(root, root.Get("messages").Array())
+}
+
+// estimate is EstimateTokens of a parsed request and its messages.
+func estimate(root gjson.Result, messages []gjson.Result) int {
 	n := len(root.Get("system").Raw) + len(root.Get("tools").Raw)
 	images := 0
-	for _, m := range root.Get("messages").Array() {
+	for _, m := range messages {
 		c := m.Get("content")
 		if c.Type == gjson.String {
 			n += len(c.Str)

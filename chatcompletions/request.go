@@ -46,7 +46,8 @@ func TranslateRequest(body []byte, opts RequestOptions) (Translated, error) {
 	if !root.IsObject() || !messages.IsArray() {
 		return Translated{}, ErrNotMessages
 	}
-	t := Translated{Model: root.Get("model").Str, Stream: root.Get("stream").Bool(), InputTokens: EstimateTokens(body)}
+	msgs := messages.Array()
+	t := Translated{Model: root.Get("model").Str, Stream: root.Get("stream").Bool(), InputTokens: estimate(root, msgs)}
 	w := requestWriter{opts: opts, names: toolNames(root.Get("tools"))}
 	if len(w.names) > 0 {
 		t.ToolNames = make(map[string]string, len(w.names))
@@ -68,7 +69,7 @@ func TranslateRequest(body []byte, opts RequestOptions) (Translated, error) {
 	// know), and chat templates such as Qwen3's refuse a system message
 	// anywhere but first.
 	system := joinText(root.Get("system"))
-	for _, m := range messages.Array() {
+	for _, m := range msgs {
 		if m.Get("role").Str == "system" {
 			if text := joinText(m.Get("content")); len(text) > 0 {
 				if len(system) > 0 {
@@ -79,7 +80,7 @@ func TranslateRequest(body []byte, opts RequestOptions) (Translated, error) {
 		}
 	}
 	w.system(system)
-	for _, m := range messages.Array() {
+	for _, m := range msgs {
 		w.message(m)
 	}
 	w.answerPending()

@@ -103,7 +103,10 @@ func TestTranslateRequestShapes(t *testing.T) {
 			}
 		})
 	}
-	tr, _ := TranslateRequest([]byte(`{"model":"m","messages":[],"tools":[{"name":"`+long+`","input_schema":{}}]}`), RequestOptions{})
+	tr, err := TranslateRequest([]byte(`{"model":"m","messages":[],"tools":[{"name":"`+long+`","input_schema":{}}]}`), RequestOptions{})
+	if err != nil || len(tr.ToolNames) != 1 {
+		t.Fatalf("a long tool name: %v, tool names %v", err, tr.ToolNames)
+	}
 	for short, orig := range tr.ToolNames {
 		if len(short) != 64 || orig != long {
 			t.Errorf("tool names %v", tr.ToolNames)
