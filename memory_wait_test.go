@@ -85,6 +85,9 @@ func TestBudgetWaitIsBounded(t *testing.T) {
 		t.Fatalf("err = %v, want errOverloaded", err)
 	}
 	// The wait is bounded in all: the next one fails at once.
+	if waiter.wait > 0 {
+		t.Fatalf("%v of the wait left after it ran out", waiter.wait)
+	}
 	start := time.Now()
 	if _, err := waiter.buffer(64<<10, 64<<10, true); !errors.Is(err, errOverloaded) || time.Since(start) > 5*time.Second {
 		t.Fatalf("second wait: %v after %v", err, time.Since(start))
@@ -127,10 +130,11 @@ func TestBudgetYoungestGivesWay(t *testing.T) {
 	if got := <-fromYounger; !errors.Is(got.err, errGaveWay) {
 		t.Fatalf("the younger request: %v, want errGaveWay", got.err)
 	}
-	select {
-	case got := <-fromOlder:
-		t.Fatalf("the older request was served (%v) before the younger let go", got.err)
-	default:
+	b.mu.Lock()
+	waiting := len(b.waiters) == 1 && b.waiters[0].t == older && older.held == 1<<20
+	b.mu.Unlock()
+	if !waiting {
+		t.Fatal("the older request was served before the younger let go")
 	}
 	younger.put(held[1])
 	if got := <-fromOlder; got.err != nil {
@@ -241,4 +245,38 @@ func gcCount() uint32 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.NumGC
+}
+
+// TestBudgetReservationWaitsForRoom: room reserved for a copy larger than
+// any cached buffer waits as a buffer does, and is served when other room
+// reserved is given back, or turns out larger than the copy it was for.
+func TestBudgetReservationWaitsForRoom(t *testing.T) {
+	b := newMemoryBudget(16 << 20)
+	ctx := context.Background()
+	holder, first, second := b.ticket(ctx, time.Minute), b.ticket(ctx, time.Minute), b.ticket(ctx, time.Minute)
+	if err := holder.reserve(12<<20, true); err != nil {
+		t.Fatal(err)
+	}
+	reserve := func(tk *memoryTicket, n int64) chan error {
+		done := make(chan error, 1)
+		go func() { done <- tk.reserve(n, true) }()
+		return done
+	}
+	fromFirst := reserve(first, 8<<20)
+	awaitWaiters(t, b, 1)
+	holder.unreserve(12 << 20)
+	if err := <-fromFirst; err != nil {
+		t.Fatalf("after room was given back: %v", err)
+	}
+	fromSecond := reserve(second, 12<<20)
+	awaitWaiters(t, b, 1)
+	copied := make([]byte, 0, 1<<20)
+	first.adopt(copied, 8<<20) // the copy took less than was reserved
+	if err := <-fromSecond; err != nil {
+		t.Fatalf("after a copy took less than its room: %v", err)
+	}
+	runtime.KeepAlive(copied) // collected, it would give its room back
+	if s := b.stats(); s.InUse != 13<<20 || s.Waits != 2 {
+		t.Fatalf("stats %+v, want 13 MiB in use after 2 waits", s)
+	}
 }

@@ -107,6 +107,9 @@ func TestLongSoak(t *testing.T) {
 	}
 	stopReloads()
 	elapsed := time.Since(start)
+	if posted := int64(rounds * floodClients); flood.ok.Load() != posted {
+		t.Errorf("%d of %d uploads answered (%d gave up after 529s)", flood.ok.Load(), posted, flood.overloaded.Load())
+	}
 	heapPeak := peak()
 	stats := g.stats()
 	memory := awaitNothingInUse(t)
