@@ -1,9 +1,7 @@
 package chatcompletions
 
 import (
-	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/base64"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 )
@@ -24,12 +22,5 @@ const signDomain = "llm_thinking/chat_completions/v1\x00"
 // llm_thinking, which registers each block for the backend it routed the
 // request to, never mistakes one server's block for another's.
 func DefaultSign(identity string) Sign {
-	key := []byte(identity)
-	return func(textSum [sha256.Size]byte) string {
-		mac := hmac.New(sha256.New, key)
-		mac.Write([]byte(signDomain))
-		mac.Write(textSum[:])
-		var sum [sha256.Size]byte
-		return block.ReasoningPrefix + base64.RawURLEncoding.EncodeToString(mac.Sum(sum[:0]))
-	}
+	return block.MACSigner(block.ReasoningPrefix, signDomain, identity)
 }

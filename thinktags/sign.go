@@ -1,9 +1,7 @@
 package thinktags
 
 import (
-	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/base64"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 )
@@ -28,12 +26,5 @@ const signDomain = "llm_thinking/think_tags/v1\x00"
 // text digest. Equal thinking from two backends so gets two keys, and the
 // registry never mistakes one backend's block for another's.
 func DefaultSign(backend string) Sign {
-	key := []byte(backend)
-	return func(textSum [sha256.Size]byte) string {
-		mac := hmac.New(sha256.New, key)
-		mac.Write([]byte(signDomain))
-		mac.Write(textSum[:])
-		var sum [sha256.Size]byte
-		return SignaturePrefix + base64.RawURLEncoding.EncodeToString(mac.Sum(sum[:0]))
-	}
+	return block.MACSigner(SignaturePrefix, signDomain, backend)
 }
