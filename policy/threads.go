@@ -60,9 +60,9 @@ func (l ThreadLimits) withDefaults() ThreadLimits {
 // scope and over all; forgetting one only costs its next request a full
 // read and the registry a lookup of its blocks.
 //
-// Each thread keeps the History of its latest request and, while no
-// request is reading with it, the Checkpoint of that request's structure,
-// so that its next request is read only past the history it shares.
+// Each thread keeps the History of its latest request and the Checkpoint
+// of that request's structure, shared by the requests reading with it, so
+// that its next request is read only past the history it shares.
 //
 // Threads is safe for concurrent use.
 type Threads struct {
@@ -135,6 +135,12 @@ var checkpoints = sync.Pool{New: func() any { return new(thinking.Checkpoint) }}
 // release ends a request's use of h.
 func (h *held) release() {
 	h.users--
+	h.recycle()
+}
+
+// recycle gives the checkpoint's memory back once h is gone and its last
+// user done.
+func (h *held) recycle() {
 	if h.users == 0 && h.gone {
 		checkpoints.Put(h.cp)
 	}
@@ -248,11 +254,9 @@ func (ts *Threads) settle(m *match, scope string, n int, hist *thinking.History,
 	m.repeat = m.continued && m.shared == n && n == m.hist.Len()
 	switch {
 	case m.continued && m.tracked:
-		if !m.repeat {
-			ts.count(t, hist.Size()-t.hist.Size())
-			t.hist = hist
-		}
-		m.kept = t.hist
+		ts.count(t, hist.Size()-t.hist.Size()) // nothing when it repeats t's history
+		t.hist = hist
+		m.kept = hist
 		ts.touch(t)
 		m.id = t.id
 	case m.continued:
@@ -324,9 +328,7 @@ func (ts *Threads) drop(t *thread) {
 	t.held = nil
 	ts.count(t, -h.size)
 	h.gone = true
-	if h.users == 0 {
-		checkpoints.Put(h.cp)
-	}
+	h.recycle()
 }
 
 // count adds n bytes to what t, and all threads, hold.
