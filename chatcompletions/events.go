@@ -13,13 +13,16 @@ func appendMessageStart(dst, id, modelLit []byte) []byte {
 	return append(dst, `,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":0,"output_tokens":0}}}`+"\n\n"...)
 }
 
-func appendBlockStart(dst []byte, index int, block string) []byte {
+// appendBlockStartHead appends a content_block_start event up to its
+// content_block; blockStartEnd ends it after the block.
+func appendBlockStartHead(dst []byte, index int) []byte {
 	dst = append(dst, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
 	dst = strconv.AppendInt(dst, int64(index), 10)
-	dst = append(dst, `,"content_block":`...)
-	dst = append(dst, block...)
-	return append(dst, "}\n\n"...)
+	return append(dst, `,"content_block":`...)
 }
+
+// blockStartEnd ends a content_block_start event after its block.
+const blockStartEnd = "}\n\n"
 
 // appendDeltaHead appends an open content_block_delta event up to the
 // value of its delta's field; appendDeltaTail closes it.

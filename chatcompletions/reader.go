@@ -1,6 +1,7 @@
 package chatcompletions
 
 import (
+	"bytes"
 	"errors"
 	"io"
 
@@ -38,7 +39,7 @@ type Reader struct {
 	off       int
 	srcErr    error
 	afterCR   bool // the last line ended in a lone '\r': a '\n' next is its end
-	started   bool // the byte order mark was checked
+	started   bool // a line was read: a byte order mark would have been first
 	ended     bool
 }
 
@@ -109,16 +110,6 @@ func (r *Reader) lines() bool {
 	}()
 	for !r.stream.Done() {
 		p := r.buf[start:]
-		if !r.started {
-			if len(p) < len(eventstream.BOM) && string(eventstream.BOM[:len(p)]) == string(p) && r.srcErr == nil {
-				return read
-			}
-			r.started = true
-			if len(p) >= len(eventstream.BOM) && string(p[:len(eventstream.BOM)]) == string(eventstream.BOM) {
-				start += len(eventstream.BOM)
-				continue
-			}
-		}
 		if r.afterCR && len(p) > 0 {
 			r.afterCR = false
 			if p[0] == '\n' {
@@ -151,6 +142,10 @@ func (r *Reader) trailer() {
 
 // line handles one line of the upstream stream.
 func (r *Reader) line(line []byte) {
+	if !r.started {
+		r.started = true
+		line = bytes.TrimPrefix(line, eventstream.BOM)
+	}
 	if len(line) == 0 {
 		if r.hasData {
 			r.out = r.stream.Chunk(r.out, r.data)

@@ -206,15 +206,25 @@ func (s *Stream) settle(dst []byte) []byte {
 	return s.closeBlock(dst)
 }
 
-// openBlock closes the open block and opens one of kind k.
+// openBlock closes the open block and opens one of kind k, whose
+// content_block is start.
 func (s *Stream) openBlock(dst []byte, k kind, start string) []byte {
+	dst = s.startBlock(dst, k)
+	dst = append(dst, start...)
+	return append(dst, blockStartEnd...)
+}
+
+// startBlock closes the open block and opens one of kind k, writing its
+// content_block_start event up to the content_block, which the caller
+// writes and ends with blockStartEnd.
+func (s *Stream) startBlock(dst []byte, k kind) []byte {
 	dst = s.closeBlock(dst)
 	if s.blocks > 0 {
 		s.index++
 	}
 	s.blocks++
 	s.open = k
-	return appendBlockStart(dst, s.index, start)
+	return appendBlockStartHead(dst, s.index)
 }
 
 func (s *Stream) closeBlock(dst []byte) []byte {

@@ -1,10 +1,13 @@
 package chatcompletions
 
 import (
+	"bytes"
 	"io"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/eventstream"
 )
 
 var errEOF = io.EOF
@@ -229,5 +232,18 @@ func TestStreamLongWhitespace(t *testing.T) {
 	a, err := checkStream(translate(testOptions(), sse(delta(`{"content":"`+ws+`"}`), delta(`{"content":"`+ws+`"}`), finish("stop"))))
 	if err != nil || len(a.Blocks) != 0 {
 		t.Errorf("%v %s", err, a.summary())
+	}
+}
+
+// TestReaderSkipsAByteOrderMark: a stream that opens with a byte order
+// mark reads as the same stream without it, wherever the reads cut it.
+func TestReaderSkipsAByteOrderMark(t *testing.T) {
+	stream := sse(delta(`{"content":"a"}`), finish("stop")) + sse(usageChunk)
+	want := translate(testOptions(), stream)
+	withBOM := string(eventstream.BOM) + stream
+	for cut := range len(withBOM) {
+		if got := translate(testOptions(), withBOM[:cut], withBOM[cut:]); !bytes.Equal(got, want) {
+			t.Fatalf("cut at %d:\n got %s\nwant %s", cut, got, want)
+		}
 	}
 }

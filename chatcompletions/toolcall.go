@@ -58,24 +58,16 @@ func (s *Stream) toolCallDeltas(dst, arr []byte) []byte {
 }
 
 func (s *Stream) openToolCall(dst []byte, d toolCallDelta) []byte {
-	dst = s.endTagDecision(dst)
 	dst = s.settle(dst)
 	s.lastTool = d.index
 	s.toolCalls++
 	s.tool.begun, s.tool.raw, s.tool.text, s.tool.tail = false, false, s.tool.text[:0], jsonTail{}
-	dst = s.closeBlock(dst)
-	if s.blocks > 0 {
-		s.index++
-	}
-	s.blocks++
-	s.open = toolBlock
-	dst = append(dst, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
-	dst = strconv.AppendInt(dst, int64(s.index), 10)
-	dst = append(dst, `,"content_block":{"type":"tool_use","id":"`...)
+	dst = s.startBlock(dst, toolBlock)
+	dst = append(dst, `{"type":"tool_use","id":"`...)
 	dst = s.appendToolID(dst, d.id, d.index)
 	dst = append(dst, `","name":`...)
 	dst = s.appendToolName(dst, d.name)
-	return append(dst, `,"input":{}}}`+"\n\n"...)
+	return append(dst, `,"input":{}}`+blockStartEnd...)
 }
 
 // appendToolID appends the id of a tool call, reduced to the characters the
