@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -100,14 +99,7 @@ type scriptedFailure struct {
 // appears in its ids and texts. Close it when done.
 func NewChatUpstream(name string, f ChatFlavor) *ChatUpstream {
 	u := &ChatUpstream{name: name, flavor: f, reasoning: make(map[string]bool)}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic("llmtest: listening on 127.0.0.1: " + err.Error())
-	}
-	u.srv = httptest.NewUnstartedServer(http.HandlerFunc(u.serveHTTP))
-	u.srv.Listener.Close()
-	u.srv.Listener = ln
-	u.srv.Start()
+	u.srv = startLocal(http.HandlerFunc(u.serveHTTP))
 	return u
 }
 
@@ -157,10 +149,7 @@ func (u *ChatUpstream) Requests() []Received {
 	defer u.mu.Unlock()
 	out := make([]Received, len(u.received))
 	for i, r := range u.received {
-		out[i] = *r
-		out[i].Header = r.Header.Clone()
-		out[i].Body = append([]byte(nil), r.Body...)
-		out[i].Response = append([]byte(nil), r.Response...)
+		out[i] = r.clone()
 	}
 	return out
 }
@@ -169,9 +158,14 @@ func (u *ChatUpstream) Requests() []Received {
 func (u *ChatUpstream) answered(i int) {
 	u.mu.Lock()
 	f := u.observe
+	ok := f != nil && i < len(u.received)
+	var r Received
+	if ok {
+		r = u.received[i].clone()
+	}
 	u.mu.Unlock()
-	if reqs := u.Requests(); f != nil && i < len(reqs) {
-		f(reqs[i])
+	if ok {
+		f(r)
 	}
 }
 

@@ -3,7 +3,6 @@ package llmtest
 import (
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -82,14 +81,7 @@ type Received struct {
 // tell which backend answered. Close it when done.
 func NewUpstream(name string, f Flavor) *Upstream {
 	u := &Upstream{name: name, flavor: f, signer: newSigner(), closed: make(chan struct{}), holdTimeout: holdTimeout}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic("llmtest: listening on 127.0.0.1: " + err.Error())
-	}
-	u.srv = httptest.NewUnstartedServer(http.HandlerFunc(u.serveHTTP))
-	u.srv.Listener.Close()
-	u.srv.Listener = ln
-	u.srv.Start()
+	u.srv = startLocal(http.HandlerFunc(u.serveHTTP))
 	return u
 }
 
@@ -114,10 +106,7 @@ func (u *Upstream) Requests() []Received {
 	defer u.mu.Unlock()
 	out := make([]Received, len(u.received))
 	for i, r := range u.received {
-		out[i] = *r
-		out[i].Header = r.Header.Clone()
-		out[i].Body = append([]byte(nil), r.Body...)
-		out[i].Response = append([]byte(nil), r.Response...)
+		out[i] = r.clone()
 	}
 	return out
 }
@@ -136,11 +125,7 @@ func (u *Upstream) RequestsWith(name, value string) []Received {
 	var out []Received
 	for _, r := range u.received {
 		if r.Header.Get(name) == value {
-			c := *r
-			c.Header = r.Header.Clone()
-			c.Body = append([]byte(nil), r.Body...)
-			c.Response = append([]byte(nil), r.Response...)
-			out = append(out, c)
+			out = append(out, r.clone())
 		}
 	}
 	return out
