@@ -149,31 +149,3 @@ func TestLongSoak(t *testing.T) {
 
 // mib returns n bytes in MiB.
 func mib(n uint64) float64 { return float64(n) / (1 << 20) }
-
-// baseline is the heap and the goroutines once the traffic stopped.
-type baseline struct {
-	heap       uint64
-	goroutines int
-}
-
-// backToBaseline waits until the heap is within slack of baseHeap and the
-// goroutines within 5 of baseGoroutines, collecting, and returns them.
-func backToBaseline(t *testing.T, when string, baseHeap uint64, baseGoroutines int, slack uint64) baseline {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	var m runtime.MemStats
-	for {
-		runtime.GC()
-		runtime.ReadMemStats(&m)
-		n := runtime.NumGoroutine()
-		if n <= baseGoroutines+5 && m.HeapAlloc <= baseHeap+slack {
-			return baseline{m.HeapAlloc, n}
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("%s, not back to baseline: %d goroutines (%d before), heap %d MiB (%d before, %d MiB allowed)",
-				when, n, baseGoroutines, m.HeapAlloc>>20, baseHeap>>20, slack>>20)
-			return baseline{m.HeapAlloc, n}
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}

@@ -122,24 +122,14 @@ func TestSoak(t *testing.T) {
 		u.Close()
 		u.Reset() // the mocks keep every request they got
 	}
-	var after runtime.MemStats
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		n := runtime.NumGoroutine()
-		if n <= baseGoroutines+5 && after.HeapAlloc <= base.HeapAlloc+8<<20 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("not back to baseline: %d goroutines (%d before), heap %d MiB (%d before)", n, baseGoroutines, after.HeapAlloc>>20, base.HeapAlloc>>20)
-		}
-		time.Sleep(20 * time.Millisecond)
+	after := backToBaseline(t, "after the soak", base.HeapAlloc, baseGoroutines, 8<<20)
+	if t.Failed() {
+		t.FailNow()
 	}
 	t.Logf("soak: %d requests, %d switches, %d reloads, 1 restart, %d upstream 4xx absorbed (%d of them refusing thinking to a model that cannot think), %d client errors, "+
 		"peak heap %d MiB (baseline %d MiB, after %d MiB), %d goroutines after (%d before), %s",
-		requests, switches, reloads.Load(), refused, localRefusals, clientErrors.Load(), peak()>>20, base.HeapAlloc>>20, after.HeapAlloc>>20,
-		runtime.NumGoroutine(), baseGoroutines, elapsed.Round(time.Millisecond))
+		requests, switches, reloads.Load(), refused, localRefusals, clientErrors.Load(), peak()>>20, base.HeapAlloc>>20, after.heap>>20,
+		after.goroutines, baseGoroutines, elapsed.Round(time.Millisecond))
 }
 
 // soakConversation is one conversation of the soak and what it knows of
@@ -277,4 +267,32 @@ func watchHeap(t *testing.T) func() uint64 {
 	})
 	t.Cleanup(func() { close(done); wg.Wait() })
 	return peak.Load
+}
+
+// baseline is the heap and the goroutines once the traffic stopped.
+type baseline struct {
+	heap       uint64
+	goroutines int
+}
+
+// backToBaseline waits until the heap is within slack of baseHeap and the
+// goroutines within 5 of baseGoroutines, collecting, and returns them.
+func backToBaseline(t *testing.T, when string, baseHeap uint64, baseGoroutines int, slack uint64) baseline {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	var m runtime.MemStats
+	for {
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		n := runtime.NumGoroutine()
+		if n <= baseGoroutines+5 && m.HeapAlloc <= baseHeap+slack {
+			return baseline{m.HeapAlloc, n}
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("%s, not back to baseline: %d goroutines (%d before), heap %d MiB (%d before, %d MiB allowed)",
+				when, n, baseGoroutines, m.HeapAlloc>>20, baseHeap>>20, slack>>20)
+			return baseline{m.HeapAlloc, n}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
