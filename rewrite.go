@@ -137,14 +137,18 @@ func (o *observer) rewriteJSON(body []byte) (out []byte, done func()) {
 		o.unobserved("answer to rewrite", err)
 		return body, func() {}
 	}
+	// The copy is a body of its own: room reserved, then the rewritten
+	// answer adopted in its place, or the room given back when the answer
+	// is left as it came.
+	copied := newBody(o.ticket)
+	copied.reserved = reserved
 	defer func() {
 		if cap(out) == 0 || unsafe.SliceData(out) == unsafe.SliceData(body) {
-			o.ticket.unreserve(reserved)
-			done = func() {}
-			return
+			copied.set(nil)
+		} else {
+			copied.set(out)
 		}
-		o.ticket.adopt(out, reserved)
-		done = func() { o.ticket.put(out) }
+		done = copied.close
 	}()
 	defer recoverBug(o.h.logger, o.backend, func() { out = body })
 	out = body
