@@ -72,42 +72,21 @@ const reach = 2
 
 // take removes and returns a cached buffer of at least need bytes and at
 // most four times that, or nil.
-func (c *bufferCache) take(need int) []byte {
-	first, ok := classOf(int(bufferSize(need)))
-	if !ok {
-		return nil
-	}
-	for k := first; k < min(first+reach+1, bufferClasses); k++ {
-		if len(c.classes[k]) > 0 {
-			return c.pop(k)
-		}
-	}
-	return nil
-}
-
-// fitsAny reports whether takeAny(need) would return a buffer.
-func (c *bufferCache) fitsAny(need int) bool {
-	first, ok := classOf(int(bufferSize(need)))
-	if !ok {
-		return false
-	}
-	for k := first; k < bufferClasses; k++ {
-		if len(c.classes[k]) > 0 {
-			return true
-		}
-	}
-	return false
-}
+func (c *bufferCache) take(need int) []byte { return c.takeUpTo(need, reach) }
 
 // takeAny removes and returns the smallest cached buffer of at least need
 // bytes, however much larger, or nil: a request waiting for room is better
 // served by a buffer larger than it needs than by a collection.
-func (c *bufferCache) takeAny(need int) []byte {
+func (c *bufferCache) takeAny(need int) []byte { return c.takeUpTo(need, bufferClasses) }
+
+// takeUpTo removes and returns the smallest cached buffer of at least need
+// bytes whose size class is at most above classes over need's, or nil.
+func (c *bufferCache) takeUpTo(need, above int) []byte {
 	first, ok := classOf(int(bufferSize(need)))
 	if !ok {
 		return nil
 	}
-	for k := first; k < bufferClasses; k++ {
+	for k := first; k < min(first+above+1, bufferClasses); k++ {
 		if len(c.classes[k]) > 0 {
 			return c.pop(k)
 		}

@@ -44,9 +44,11 @@ func (b *memoryBudget) dequeue(i int) *memoryWaiter {
 func (b *memoryBudget) dispatch() {
 	for len(b.waiters) > 0 {
 		w := b.waiters[0]
-		switch {
-		case w.need > 0 && b.cache.fitsAny(w.need):
+		if w.need > 0 {
 			w.buf = b.cache.takeAny(w.need)
+		}
+		switch {
+		case w.buf != nil:
 			b.dequeue(0)
 			b.use(w.t, charge(cap(w.buf)))
 		case b.charged+w.size <= b.limit:
