@@ -1,12 +1,11 @@
 package llmthinking
 
 import (
-	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/streaming"
 )
 
 // heldAnswer is an answer, or the start of one, held to be read or
@@ -109,20 +108,17 @@ func (a *heldAnswer) release() {
 // itself, or for gzip a new held answer of at most limit bytes, which the
 // caller releases.
 func (a *heldAnswer) decoded(contentEncoding string, limit int64) (*heldAnswer, error) {
-	switch strings.ToLower(strings.TrimSpace(contentEncoding)) {
-	case "", "identity":
+	zr, err := streaming.Decompressor(a.buf, contentEncoding)
+	switch {
+	case err != nil:
+		return nil, err
+	case zr == nil:
 		return a, nil
-	case "gzip", "x-gzip":
-		zr, err := gzip.NewReader(bytes.NewReader(a.buf))
-		if err != nil {
-			return nil, fmt.Errorf("bad gzip answer: %w", err)
-		}
-		out := &heldAnswer{t: a.t, limit: limit}
-		if err := out.readFrom(zr); err != nil {
-			out.release()
-			return nil, fmt.Errorf("reading gzip answer: %w", err)
-		}
-		return out, nil
 	}
-	return nil, fmt.Errorf("cannot read an answer with Content-Encoding %q", contentEncoding)
+	out := &heldAnswer{t: a.t, limit: limit}
+	if err := out.readFrom(zr); err != nil {
+		out.release()
+		return nil, fmt.Errorf("reading gzip answer: %w", err)
+	}
+	return out, nil
 }

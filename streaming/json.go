@@ -103,22 +103,33 @@ func (j *JSON) decoded() ([]byte, error) {
 // Decode returns a response body with its Content-Encoding ("" / identity
 // or gzip) removed, refusing to produce more than limit bytes.
 func Decode(body []byte, contentEncoding string, limit int64) ([]byte, error) {
+	zr, err := Decompressor(body, contentEncoding)
+	if zr == nil || err != nil {
+		return body, err
+	}
+	return gunzip(zr, limit)
+}
+
+// Decompressor returns a reader of body with its Content-Encoding ("" /
+// identity or gzip) removed, or nil when it has none. The caller bounds
+// what it reads: a small body can expand into an unbounded one.
+func Decompressor(body []byte, contentEncoding string) (io.Reader, error) {
 	switch strings.ToLower(strings.TrimSpace(contentEncoding)) {
 	case "", "identity":
-		return body, nil
+		return nil, nil
 	case "gzip", "x-gzip":
-		return gunzip(body, limit)
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			return nil, fmt.Errorf("streaming: bad gzip response body: %w", err)
+		}
+		return zr, nil
 	}
 	return nil, fmt.Errorf("streaming: cannot read a response body with Content-Encoding %q", contentEncoding)
 }
 
-// gunzip decompresses body, refusing to produce more than limit bytes so a
-// small body cannot expand into an unbounded one.
-func gunzip(body []byte, limit int64) ([]byte, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("streaming: bad gzip response body: %w", err)
-	}
+// gunzip reads a decompressing reader, refusing to produce more than limit
+// bytes.
+func gunzip(zr io.Reader, limit int64) ([]byte, error) {
 	out, err := io.ReadAll(io.LimitReader(zr, min(limit, math.MaxInt64-1)+1))
 	if err != nil {
 		return nil, fmt.Errorf("streaming: bad gzip response body: %w", err)
