@@ -248,7 +248,8 @@ func TestServeHTTPGivesEveryByteBack(t *testing.T) {
 		return jsonUpstream([]byte(jsonReply), "")(w, r)
 	})
 	history := `{"model":"asked","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"thinking","thinking":"old","signature":"b2xk"},{"type":"text","text":"x"}]},{"role":"user","content":"go on"}]}`
-	for _, next := range []caddyhttp.Handler{caddyhttp.HandlerFunc(sseUpstream), jsonUpstream([]byte(jsonReply), ""), refusing} {
+	serve := func(next caddyhttp.Handler) {
+		t.Helper()
 		w := httptest.NewRecorder()
 		if err := h.ServeHTTP(w, request(history), next); err != nil {
 			t.Fatal(err)
@@ -257,9 +258,16 @@ func TestServeHTTPGivesEveryByteBack(t *testing.T) {
 			t.Fatalf("status %d: %s", w.Code, w.Body.String())
 		}
 	}
+	for i, next := range []caddyhttp.Handler{jsonUpstream([]byte(jsonReply), ""), refusing} {
+		serve(next)
+		if n := h.budget.stats().InUse; n != 0 {
+			t.Fatalf("request %d left %d bytes in use", i, n)
+		}
+	}
 	if !refused {
 		t.Fatal("no refusal was replayed")
 	}
+	serve(caddyhttp.HandlerFunc(sseUpstream)) // never closes the request body
 	deadline := time.Now().Add(10 * time.Second)
 	for h.budget.stats().InUse != 0 {
 		if time.Now().After(deadline) {
