@@ -17,6 +17,7 @@ func FuzzStream(f *testing.F) {
 	f.Add("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"ls\"}}]},\"finish_reason\":\"tool_calls\"}]}\r\n\r\n", 9)
 	f.Add(sse(serverChunk("reasoning", `"a"`), serverChunk("content", `"\n\nb"`), finish("stop"), usageChunk, "[DONE]"), 7)
 	f.Add(sse(serverChunk("content", `"<think>a"`), serverChunk("content", `"</think>b\u00e9"`), finish("stop")), 30)
+	f.Add("data:{\"choices\":[{\"delta\":{\"tool_calls\":[{\"function\":{\"arguments\":\"{0\"}}]},\"finish_reason\":\"\"}]}", 100)
 	f.Fuzz(func(t *testing.T, in string, cut int) {
 		if cut < 0 || cut > len(in) {
 			cut = len(in) / 2

@@ -3,19 +3,21 @@ package chatcompletions
 // jsonTail follows tool-call arguments as their fragments pass, to finish
 // them when the server stopped in the middle (max_tokens, a cut stream): the
 // fragments already went to the client, so the repair is what comes after
-// them. It keeps a bounded stack and no text.
+// them. It stops at the first byte that is not JSON (or nests too deep): the
+// bytes before it are a valid prefix, and its state is that prefix's, so the
+// repair still completes what the client got. It keeps a bounded stack and
+// no text.
 type jsonTail struct {
 	stack  [maxArgumentDepth]byte // for each open container: '{' or '['
 	state  [maxArgumentDepth]tailState
 	depth  int
 	top    tailState // where the value at top level stands
-	broken bool      // not JSON, or nested too deep: no repair
+	broken bool      // a byte was not JSON: nothing after it is followed
 
 	inString, escape, key bool
 	hex                   int    // hex digits still due in a \u escape
 	literal               string // the rest of true, false or null being written
-	number                bool
-	lastNumber            byte
+	num                   numState
 }
 
 // maxArgumentDepth bounds the nesting the repair follows.
@@ -33,14 +35,18 @@ const (
 	done                            // the top-level value is complete
 )
 
-// feed follows the next fragment.
-func (t *jsonTail) feed(p []byte) {
-	for _, c := range p {
-		if t.broken {
-			return
-		}
-		t.step(c)
+// feed follows the next fragment and returns how many of its bytes keep
+// the arguments a JSON prefix: all of them, until one does not.
+func (t *jsonTail) feed(p []byte) int {
+	if t.broken {
+		return 0
 	}
+	for i, c := range p {
+		if t.step(c); t.broken {
+			return i
+		}
+	}
+	return len(p)
 }
 
 func (t *jsonTail) step(c byte) {
@@ -57,12 +63,16 @@ func (t *jsonTail) step(c byte) {
 			t.valueDone()
 		}
 		return
-	case t.number:
-		if isNumberByte(c) {
-			t.lastNumber = c
+	case t.num != notNumber:
+		if next := t.num.next(c); next != notNumber {
+			t.num = next
 			return
 		}
-		t.number = false
+		if !t.num.final() {
+			t.broken = true
+			return
+		}
+		t.num = notNumber
 		t.valueDone()
 	}
 	if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
@@ -107,8 +117,8 @@ func (t *jsonTail) value(c byte) {
 		t.literal = "alse"
 	case c == 'n':
 		t.literal = "ull"
-	case c == '-' || c >= '0' && c <= '9':
-		t.number, t.lastNumber = true, c
+	case c >= '0' && c <= '9' || c == '-':
+		t.num = notNumber.next(c)
 	default:
 		t.broken = true
 	}
@@ -117,12 +127,23 @@ func (t *jsonTail) value(c byte) {
 func (t *jsonTail) stringByte(c byte) {
 	switch {
 	case t.hex > 0:
+		if !isHex(c) {
+			t.broken = true
+			return
+		}
 		t.hex--
 	case t.escape:
-		t.escape = false
-		if c == 'u' {
+		switch c {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		case 'u':
 			t.hex = 4
+		default:
+			t.broken = true
+			return
 		}
+		t.escape = false
+	case c < 0x20:
+		t.broken = true
 	case c == '\\':
 		t.escape = true
 	case c == '"':
@@ -165,19 +186,20 @@ func (t *jsonTail) set(s tailState) {
 
 func (t *jsonTail) inObject() bool { return t.depth > 0 && t.stack[t.depth-1] == '{' }
 
-// complete reports whether the arguments so far are one whole JSON value
+// complete reports whether the arguments followed are one whole JSON value
 // (or nothing at all).
 func (t *jsonTail) complete() bool {
-	return !t.broken && !t.inString && t.literal == "" && !t.number && t.depth == 0
+	return !t.inString && t.literal == "" && t.num == notNumber && t.depth == 0
 }
 
-// appendRepair appends what makes the arguments so far one JSON value;
-// nothing when they are whole or cannot be repaired.
+// appendRepair appends what makes the arguments followed one JSON value:
+// nothing when they are whole. When the tail stopped at a byte that was
+// not JSON, that is the repair of the bytes before it.
 func (t *jsonTail) appendRepair(dst []byte) []byte {
-	if t.broken || t.complete() {
+	if t.complete() {
 		return dst
 	}
-	open := t.inString || t.literal != "" || t.number
+	open := t.inString || t.literal != "" || t.num != notNumber
 	if t.inString {
 		switch {
 		case t.hex > 0:
@@ -193,7 +215,7 @@ func (t *jsonTail) appendRepair(dst []byte) []byte {
 		}
 	}
 	dst = append(dst, t.literal...)
-	if t.number && !isDigit(t.lastNumber) {
+	if t.num != notNumber && !t.num.final() {
 		dst = append(dst, '0')
 	}
 	if !open && t.depth > 0 {
@@ -218,8 +240,74 @@ func (t *jsonTail) appendRepair(dst []byte) []byte {
 
 func closes(open, c byte) bool { return open == '{' && c == '}' || open == '[' && c == ']' }
 
-func isNumberByte(c byte) bool {
-	return isDigit(c) || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// numState is where a number stands in JSON's grammar.
+type numState uint8
+
+const (
+	notNumber    numState = iota
+	numMinus              // "-": a digit is due
+	numZero               // a leading 0
+	numInt                // digits of the integer part
+	numDot                // ".": a digit is due
+	numFrac               // digits of the fraction
+	numE                  // "e": a sign or a digit is due
+	numExpSign            // the exponent's sign: a digit is due
+	numExpDigits          // digits of the exponent
+)
+
+// next is the state after c, notNumber when c cannot come next.
+func (n numState) next(c byte) numState {
+	digit := isDigit(c)
+	switch n {
+	case notNumber:
+		switch {
+		case c == '-':
+			return numMinus
+		case c == '0':
+			return numZero
+		case digit:
+			return numInt
+		}
+	case numMinus:
+		switch {
+		case c == '0':
+			return numZero
+		case digit:
+			return numInt
+		}
+	case numZero, numInt, numFrac:
+		switch {
+		case digit && n != numZero:
+			return n
+		case c == '.' && n != numFrac:
+			return numDot
+		case c == 'e' || c == 'E':
+			return numE
+		}
+	case numDot:
+		if digit {
+			return numFrac
+		}
+	case numE:
+		switch {
+		case c == '+' || c == '-':
+			return numExpSign
+		case digit:
+			return numExpDigits
+		}
+	case numExpSign, numExpDigits:
+		if digit {
+			return numExpDigits
+		}
+	}
+	return notNumber
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+// final reports whether a number may end in state n.
+func (n numState) final() bool {
+	return n == numZero || n == numInt || n == numFrac || n == numExpDigits
+}

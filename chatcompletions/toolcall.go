@@ -14,7 +14,9 @@ import (
 // kept (up to maxRawArguments) and sent, when the call ends, as the object
 // {"raw_arguments": "<the text>"}, so the client still gets a tool_use and
 // the model can read what went wrong. Arguments cut short (max_tokens, a
-// stream cut) are completed to valid JSON when the call ends.
+// stream cut) are completed to valid JSON when the call ends; arguments
+// that stop being JSON are cut at the first byte that is not (what came
+// before it already left) and completed the same way.
 
 // maxRawArguments bounds the arguments kept of one call that is not JSON.
 const maxRawArguments = 256 << 10
@@ -126,7 +128,14 @@ func (s *Stream) arguments(dst, lit []byte) []byte {
 		t.text = append(t.text, value[:min(len(value), maxRawArguments-len(t.text))]...)
 		return dst
 	}
-	t.tail.feed(value)
+	if n := t.tail.feed(value); n < len(value) {
+		// Not JSON from here on: the client gets the valid part, which
+		// finish completes, and the rest is dropped.
+		value, lit = value[:n], nil
+		if n == 0 {
+			return dst
+		}
+	}
 	dst = appendDeltaHead(dst, s.index, inputDeltaHead)
 	if lit != nil {
 		dst = append(dst, lit...)
