@@ -22,7 +22,9 @@ const maxTrailer = 64 << 10
 // of every upstream event complete so far, as soon as one is, and never
 // waits for more while it has some: a proxy that flushes after each Read
 // flushes each upstream chunk's events together and at once, as it would
-// relay the chunk itself. It ends (io.EOF) after message_stop, once it
+// relay the chunk itself. The first Read returns as soon as one upstream
+// event gave output, without translating what came with it: the client's
+// first byte does not wait for the events a fast upstream sent meanwhile. It ends (io.EOF) after message_stop, once it
 // read what the upstream still sends (see maxTrailer), or after an error
 // event; an upstream that fails or ends early gives an error event first,
 // never a bare end.
@@ -39,6 +41,7 @@ type Reader struct {
 	off       int
 	srcErr    error
 	afterCR   bool // the last line ended in a lone '\r': a '\n' next is its end
+	flowing   bool // a Read returned output: later ones take every event complete
 	started   bool // a line was read: a byte order mark would have been first
 	ended     bool
 }
@@ -59,6 +62,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 	}
 	n := copy(p, r.out[r.off:])
 	r.off += n
+	r.flowing = true
 	return n, nil
 }
 
@@ -95,8 +99,8 @@ func (r *Reader) next() {
 	}
 }
 
-// lines reads the complete lines in buf until an event gives output, and
-// reports whether it read any line.
+// lines reads the complete lines in buf (before the first output, only
+// until an event gives some), and reports whether it read any line.
 func (r *Reader) lines() bool {
 	read := false
 	start := 0
@@ -108,7 +112,7 @@ func (r *Reader) lines() bool {
 		}
 		r.buf = r.buf[:copy(r.buf, r.buf[start:])]
 	}()
-	for !r.stream.Done() {
+	for !r.stream.Done() && (r.flowing || len(r.out) == 0) {
 		p := r.buf[start:]
 		if r.afterCR && len(p) > 0 {
 			r.afterCR = false
