@@ -33,7 +33,10 @@ type gatewayRun struct {
 	lockstep error    // why the lockstep check failed, nil when it passed
 	// chatLockstep is the same check on the chat-completions stream.
 	chatLockstep error
-	peakRSS      int64 // bytes
+	// firstByte and chatFirstByte are the first-byte probe's medians
+	// (see firstbyte.go) for the SSE and the chat-completions streams.
+	firstByte, chatFirstByte time.Duration
+	peakRSS                  int64 // bytes
 	// soloPeakRSS is the peak once the loads of one client ran, before
 	// those of several: what the peak RSS target is about.
 	soloPeakRSS int64
@@ -115,6 +118,9 @@ func (b *bench) runRound(round int) ([2]gatewayRun, error) {
 				}
 			}
 		}
+	}
+	if err := b.probeFirstByte(round, clients, &runs); err != nil {
+		return runs, err
 	}
 	for via := range gateways {
 		var err error

@@ -53,7 +53,7 @@ func (g gateway) caddyfile(sitePort, adminPort int, upstream string) string {
 	if g.rewrites() {
 		// The chat-completions load reaches the upstream through transport
 		// openai; plain reverse_proxy relays it untranslated.
-		fmt.Fprintf(&b, "\t@chat path */%s/* /lockstep-%s/*\n\treverse_proxy @chat %s {\n\t\ttransport openai\n\t}\n", chatSlug, chatSlug, upstream)
+		fmt.Fprintf(&b, "\t@chat path */%s/* /lockstep-%s/* /first-%s/*\n\treverse_proxy @chat %s {\n\t\ttransport openai\n\t}\n", chatSlug, chatSlug, chatSlug, upstream)
 	}
 	fmt.Fprintf(&b, "\treverse_proxy %s\n}\n", upstream)
 	return b.String()

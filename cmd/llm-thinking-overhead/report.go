@@ -19,11 +19,12 @@ func report(w io.Writer, s summary) {
 			ld.cpu[viaPlain]*1e6, ld.user[viaPlain]*1e6, ld.cpu[viaLLMThinking]*1e6, ld.user[viaLLMThinking]*1e6, ld.cpuRatio(), ld.rpsRatio())
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\n%s, time to first byte p50: plain %.3f ms, llm_thinking %.3f ms, difference %+.3f ms\n",
-		s.loads.stream.name, millis(s.streamTTFB[viaPlain]), millis(s.streamTTFB[viaLLMThinking]), millis(s.streamTTFB[viaLLMThinking]-s.streamTTFB[viaPlain]))
+	fmt.Fprintf(w, "\n%s, time to first byte p50, the first event alone (probe): %s\n", s.loads.stream.name, ttfbLine(s.streamFirstByte))
+	fmt.Fprintf(w, "  the whole stream sent at once (load): %s\n", ttfbLine(s.streamTTFB))
 	fmt.Fprintf(w, "every event in its own flush: plain %s; llm_thinking %s\n", s.lockstep[viaPlain], s.lockstep[viaLLMThinking])
-	fmt.Fprintf(w, "%s (plain relays it, llm_thinking translates it with transport openai), time to first byte p50: plain %.3f ms, llm_thinking %.3f ms, difference %+.3f ms\n",
-		s.loads.chat.name, millis(s.chatTTFB[viaPlain]), millis(s.chatTTFB[viaLLMThinking]), millis(s.chatTTFB[viaLLMThinking]-s.chatTTFB[viaPlain]))
+	fmt.Fprintf(w, "%s (plain relays it, llm_thinking translates it with transport openai), time to first byte p50, the first event alone (probe): %s\n",
+		s.loads.chat.name, ttfbLine(s.chatFirstByte))
+	fmt.Fprintf(w, "  the whole stream sent at once (load): %s\n", ttfbLine(s.chatTTFB))
 	fmt.Fprintf(w, "one flush per upstream chunk: plain %s; llm_thinking %s\n", s.chatLockstep[viaPlain], s.chatLockstep[viaLLMThinking])
 	fmt.Fprintf(w, "peak RSS over the loads of one client: plain %.1f MiB, llm_thinking %.1f MiB, difference %+.1f MiB, registry of %d blocks\n",
 		mebibytes(s.soloPeakRSS[viaPlain]), mebibytes(s.soloPeakRSS[viaLLMThinking]), mebibytes(s.soloPeakRSS[viaLLMThinking]-s.soloPeakRSS[viaPlain]), s.registryBlocks)
@@ -39,6 +40,11 @@ func (r lockstepResult) String() string {
 		return fmt.Sprintf("yes, in %d of %d round(s)", r.passed, r.rounds)
 	}
 	return fmt.Sprintf("NO, in %d of %d round(s) (%v)", r.rounds-r.passed, r.rounds, r.failure)
+}
+
+// ttfbLine gives both gateways' times to first byte and the difference.
+func ttfbLine(d [2]time.Duration) string {
+	return fmt.Sprintf("plain %.3f ms, llm_thinking %.3f ms, difference %+.3f ms", millis(d[viaPlain]), millis(d[viaLLMThinking]), millis(d[viaLLMThinking]-d[viaPlain]))
 }
 
 // millis returns d in milliseconds.

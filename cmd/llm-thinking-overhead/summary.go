@@ -15,17 +15,20 @@ type summary struct {
 	window  time.Duration
 	loads   loads
 	perLoad map[*load]loadSummary
-	// streamTTFB is the stream's median time to first byte.
-	streamTTFB [2]time.Duration
-	peakRSS    [2]int64
+	// streamTTFB is the stream's median time to first byte in its load;
+	// streamFirstByte the first-byte probe's (see firstbyte.go).
+	streamTTFB      [2]time.Duration
+	streamFirstByte [2]time.Duration
+	peakRSS         [2]int64
 	// soloPeakRSS is the peak over the loads of one client.
 	soloPeakRSS [2]int64
 	startRSS    [2]int64 // peak once started, before the loads
 	lockstep    [2]lockstepResult
 	// chatTTFB and chatLockstep are the same for the chat-completions
 	// stream, relayed by plain and translated through llm_thinking.
-	chatTTFB     [2]time.Duration
-	chatLockstep [2]lockstepResult
+	chatTTFB      [2]time.Duration
+	chatFirstByte [2]time.Duration
+	chatLockstep  [2]lockstepResult
 	// registryBlocks is the fewest blocks llm_thinking's registry held
 	// at a start.
 	registryBlocks int
@@ -85,17 +88,19 @@ func summarize(ls loads, rs results, window time.Duration) summary {
 		s.perLoad[l] = ld
 	}
 	for via, runs := range rs {
-		var ttfb, chatTTFB []time.Duration
+		var ttfb, chatTTFB, first, chatFirst []time.Duration
 		var rss, solo, start []int64
 		for _, r := range runs {
 			ttfb = append(ttfb, r.samples[stream].ttfb)
 			chatTTFB = append(chatTTFB, r.samples[chat].ttfb)
+			first, chatFirst = append(first, r.firstByte), append(chatFirst, r.chatFirstByte)
 			rss, solo, start = append(rss, r.peakRSS), append(solo, r.soloPeakRSS), append(start, r.startRSS)
 			s.lockstep[via].add(r.lockstep)
 			s.chatLockstep[via].add(r.chatLockstep)
 		}
 		s.streamTTFB[via], s.peakRSS[via], s.soloPeakRSS[via], s.startRSS[via] = median(ttfb), median(rss), median(solo), median(start)
 		s.chatTTFB[via] = median(chatTTFB)
+		s.streamFirstByte[via], s.chatFirstByte[via] = median(first), median(chatFirst)
 	}
 	for _, r := range rs[viaLLMThinking] {
 		if s.registryBlocks == 0 || r.registryBlocks < s.registryBlocks {

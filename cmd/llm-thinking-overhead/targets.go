@@ -60,15 +60,15 @@ func targets(s summary) []target {
 	for _, l := range []*load{ls.switched256, ls.switched1M} {
 		ts = append(ts, atMost(l.name+": CPU ratio", s.perLoad[l].cpuRatio(), maxSwitchedCPURatio))
 	}
-	addedTTFB := s.streamTTFB[viaLLMThinking] - s.streamTTFB[viaPlain]
+	addedTTFB := s.streamFirstByte[viaLLMThinking] - s.streamFirstByte[viaPlain]
 	lockstep := s.lockstep[viaLLMThinking]
 	addedRSS := s.soloPeakRSS[viaLLMThinking] - s.soloPeakRSS[viaPlain]
-	addedChatTTFB := s.chatTTFB[viaLLMThinking] - s.chatTTFB[viaPlain]
+	addedChatTTFB := s.chatFirstByte[viaLLMThinking] - s.chatFirstByte[viaPlain]
 	chatLockstep := s.chatLockstep[viaLLMThinking]
 	ts = append(ts,
 		atMost(ls.stream.name+": CPU ratio", s.perLoad[ls.stream].cpuRatio(), maxStreamCPURatio),
 		target{
-			what: fmt.Sprintf("%s: time to first byte p50 difference %+.3f ms <= %.3f ms", ls.stream.name, millis(addedTTFB), millis(maxAddedTTFB)),
+			what: fmt.Sprintf("%s: time to first byte p50 difference, the first event alone, %+.3f ms <= %.3f ms", ls.stream.name, millis(addedTTFB), millis(maxAddedTTFB)),
 			met:  addedTTFB <= maxAddedTTFB,
 		},
 		target{
@@ -77,7 +77,7 @@ func targets(s summary) []target {
 		},
 		atMost(ls.chat.name+": CPU ratio, translated against relayed", s.perLoad[ls.chat].cpuRatio(), maxChatCPURatio),
 		target{
-			what: fmt.Sprintf("%s: time to first byte p50 difference %+.3f ms <= %.3f ms", ls.chat.name, millis(addedChatTTFB), millis(maxAddedTTFB)),
+			what: fmt.Sprintf("%s: time to first byte p50 difference, the first event alone, %+.3f ms <= %.3f ms", ls.chat.name, millis(addedChatTTFB), millis(maxAddedTTFB)),
 			met:  addedChatTTFB <= maxAddedTTFB,
 		},
 		target{

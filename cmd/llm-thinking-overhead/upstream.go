@@ -25,21 +25,24 @@ type route struct {
 	expect expectation
 	reply  *reply
 	// pacer, when set, holds each event of the reply back until the client
-	// read the one before.
-	pacer *pacer
+	// read the one before; with firstOnly, only the first one.
+	pacer     *pacer
+	firstOnly bool
 }
 
-// routes returns the upstream's routes: one per load and gateway, and the
-// lockstep check's.
+// routes returns the upstream's routes: one per load and gateway, the
+// lockstep check's and the first-byte probe's.
 func routes(ls loads, p *pacer) map[string]route {
 	rs := map[string]route{
-		lockstepPath: {expect: newSameBytes(streamRequest), reply: ls.stream.reply, pacer: p},
+		lockstepPath:  {expect: newSameBytes(streamRequest), reply: ls.stream.reply, pacer: p},
+		firstBytePath: {expect: newSameBytes(streamRequest), reply: ls.stream.reply, pacer: p, firstOnly: true},
 	}
 	for _, g := range gateways {
 		for _, l := range ls.all() {
 			rs[l.upstreamPath(g, loadPath(g, l))] = route{expect: l.expectation(g), reply: l.reply}
 		}
 		rs[ls.chat.upstreamPath(g, lockstepChatPath)] = route{expect: ls.chat.expectation(g), reply: ls.chat.reply, pacer: p}
+		rs[ls.chat.upstreamPath(g, firstByteChatPath)] = route{expect: ls.chat.expectation(g), reply: ls.chat.reply, pacer: p, firstOnly: true}
 	}
 	return rs
 }
@@ -110,7 +113,7 @@ func (rt route) answer(w http.ResponseWriter) error {
 		if err := rc.Flush(); err != nil {
 			return err
 		}
-		if rt.pacer != nil {
+		if rt.pacer != nil && (i == 0 || !rt.firstOnly) {
 			if err := rt.pacer.awaitRead(i); err != nil {
 				return err
 			}
