@@ -117,6 +117,10 @@ func BenchmarkServeHTTP256KiBNothingToChange(b *testing.B) { benchmarkRequest(b,
 // another backend.
 func BenchmarkServeHTTP256KiBAfterSwitch(b *testing.B) { benchmarkRequest(b, 256<<10, "glm") }
 
+// BenchmarkServeHTTP1MiBAfterSwitch is a very long session switched to
+// another backend: every block is stripped, on every request.
+func BenchmarkServeHTTP1MiBAfterSwitch(b *testing.B) { benchmarkRequest(b, 1<<20, "glm") }
+
 // BenchmarkServeHTTP1MiBNothingToChange is a very long session.
 func BenchmarkServeHTTP1MiBNothingToChange(b *testing.B) { benchmarkRequest(b, 1<<20, "anthropic") }
 
