@@ -75,14 +75,20 @@ var drain = caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) e
 // benchmarkRequest serves body again and again, its blocks known as
 // produced by origin; the target is "anthropic".
 func benchmarkRequest(b *testing.B, size int, origin string) {
+	benchmarkSwitched(b, size, func(int, int) string { return origin })
+}
+
+// benchmarkSwitched serves body again and again, block i of n known as
+// produced by origin(i, n); the target is "anthropic".
+func benchmarkSwitched(b *testing.B, size int, origin func(i, n int) string) {
 	body := longSession(b, size)
 	h := quietHandler(b)
 	req, err := thinking.Parse(body)
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, blk := range req.Blocks() {
-		h.policy.Registry.Observe(0, origin, blk.Key)
+	for i, blk := range req.Blocks() {
+		h.policy.Registry.Observe(0, origin(i, len(req.Blocks())), blk.Key)
 	}
 	req.Release()
 	w := &discard{header: http.Header{}}
@@ -120,6 +126,20 @@ func BenchmarkServeHTTP256KiBAfterSwitch(b *testing.B) { benchmarkRequest(b, 256
 // BenchmarkServeHTTP1MiBAfterSwitch is a very long session switched to
 // another backend: every block is stripped, on every request.
 func BenchmarkServeHTTP1MiBAfterSwitch(b *testing.B) { benchmarkRequest(b, 1<<20, "glm") }
+
+// BenchmarkServeHTTP1MiBTenForeign is the overhead tool's load after a
+// switch: 10 blocks of the history, spread through it, came from another
+// backend and are stripped.
+func BenchmarkServeHTTP1MiBTenForeign(b *testing.B) {
+	benchmarkSwitched(b, 1<<20, func(i, n int) string {
+		for k := range 10 {
+			if i == (2*k+1)*n/20 {
+				return "glm"
+			}
+		}
+		return "anthropic"
+	})
+}
 
 // BenchmarkServeHTTP1MiBNothingToChange is a very long session.
 func BenchmarkServeHTTP1MiBNothingToChange(b *testing.B) { benchmarkRequest(b, 1<<20, "anthropic") }

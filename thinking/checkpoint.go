@@ -56,8 +56,9 @@ func (r *Request) restore() int {
 	}
 	// The messages and their parts are read only by a rewrite, and a
 	// request with nothing to change needs none: they are taken as the
-	// checkpoint holds them, and made the Request's own when a rewrite asks
-	// (see materialize). The blocks are what every request reads.
+	// checkpoint holds them, and read through msg and parts, which make the
+	// parts of a message the Request's own when a rewrite first asks for
+	// them. The blocks are what every request reads.
 	base := r.arrayAt
 	for _, c := range cp.messages[:n] {
 		r.shapes.count(message{reasoning: c.reasoning, misordered: c.misordered}, 1)
@@ -66,6 +67,8 @@ func (r *Request) restore() int {
 	r.messages = slices.Grow(r.messages[:0], n)[:n]
 	r.content = slices.Grow(r.content[:0], np)[:np]
 	r.lazyMessages, r.lazyParts, r.lazyBase = cp.messages[:n], cp.content[:np], base
+	r.taken = slices.Grow(r.taken[:0], n)[:n]
+	clear(r.taken)
 	for _, c := range cp.blocks {
 		if int(c.message) >= n {
 			break
@@ -104,21 +107,38 @@ func (r *Request) restoreTail(end int) (bool, error) {
 	return true, nil
 }
 
-// materialize makes the messages and parts taken from a checkpoint the
-// Request's own. The compact ones stay, for Save to copy as they are
-// rather than compact the same messages again: nothing changes a
-// Request's structure once read.
-func (r *Request) materialize() {
-	if r.materialized {
-		return
+// lazy reports whether message i is one taken from a checkpoint that
+// r.messages and r.content do not hold yet (see take). The compact ones
+// stay, for Save to copy as they are rather than compact the same
+// messages again: nothing changes a Request's structure once read.
+func (r *Request) lazy(i int) bool { return i < len(r.lazyMessages) && !r.taken[i] }
+
+// msg returns message i. A rewrite reads messages through it (and their
+// parts through parts), so that a request after a switch, which touches a
+// few messages of a long history, restores only those.
+func (r *Request) msg(i int) message {
+	if r.lazy(i) {
+		return r.lazyMessages[i].at(r.lazyBase)
 	}
-	for i, c := range r.lazyMessages {
-		r.messages[i] = c.at(r.lazyBase)
+	return r.messages[i]
+}
+
+// parts returns the content parts of message mi.
+func (r *Request) parts(mi int) []part {
+	if r.lazy(mi) {
+		r.take(mi)
 	}
-	for i, c := range r.lazyParts {
-		r.content[i] = c.at(r.lazyBase)
+	m := r.messages[mi]
+	return r.content[m.parts.Start:m.parts.End]
+}
+
+// take makes lazy message i, and its parts, the Request's own.
+func (r *Request) take(i int) {
+	m := r.lazyMessages[i].at(r.lazyBase)
+	for k := m.parts.Start; k < m.parts.End; k++ {
+		r.content[k] = r.lazyParts[k].at(r.lazyBase)
 	}
-	r.materialized = true
+	r.messages[i], r.taken[i] = m, true
 }
 
 // messageEnd returns where message i ends, without materializing it.

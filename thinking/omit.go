@@ -67,7 +67,7 @@ func (r *Request) applyOmissions(rw *rewrite) {
 		return
 	}
 	turn, _ := r.finalTurn()
-	if last := r.lastRole(); last >= 0 && r.messages[last].role == assistantRole {
+	if last := r.lastRole(); last >= 0 && r.msg(last).role == assistantRole {
 		turn = append(turn, last)
 	}
 	r.stripTurn(rw, turn)

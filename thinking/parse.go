@@ -54,12 +54,14 @@ type Request struct {
 	from From
 	// lazyMessages and lazyParts are the messages and parts taken from a
 	// checkpoint, as it holds them, until a rewrite asks for them (see
-	// materialize): the first of messages and content wait for them.
+	// msg, parts and take): the first of messages and content wait for
+	// them.
 	// lazyBase is their base.
 	lazyMessages []cmessage
 	lazyParts    []cpart
 	lazyBase     int
-	materialized bool // messages and content hold the lazy ones too
+	// taken marks the lazy messages that messages and content hold.
+	taken []bool
 	// restored counts the messages taken from a checkpoint, and resumedAt
 	// is where they end, or 0; prefixValid says the body up to there was
 	// checked to be valid JSON.
@@ -232,6 +234,7 @@ func (r *Request) Release() {
 		blocks:   r.blocks[:0],
 		scratch:  r.scratch[:0],
 		hasher:   r.hasher,
+		taken:    r.taken[:0], // cleared by restore, which sizes it
 		rw:       r.rw.recycled(),
 	}
 	requests.Put(r)
@@ -613,7 +616,7 @@ func (r *Request) addBlock(p *part, f block.Fields, msg, index int) error {
 // hasToolResult reports whether message mi carries a tool_result block.
 // The body was walked before, so it cannot be malformed here.
 func (r *Request) hasToolResult(mi int) bool {
-	m := r.messages[mi]
+	m := r.msg(mi)
 	if !m.contentArray {
 		return false
 	}

@@ -192,8 +192,7 @@ func (r *Request) reorderAt() int {
 	if r.shapes.misordered == 0 || !thinkingOn(string(r.thinkingType)) {
 		return -1
 	}
-	r.materialize()
-	if _, first := r.finalTurn(); first >= 0 && r.messages[first].misordered {
+	if _, first := r.finalTurn(); first >= 0 && r.msg(first).misordered {
 		return first
 	}
 	return -1

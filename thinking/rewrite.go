@@ -244,7 +244,6 @@ func (rw *rewrite) changed() bool {
 
 // plan turns every message that holds a block not kept into pieces.
 func (r *Request) plan(actions []Action) *rewrite {
-	r.materialize()
 	rw := &r.rw
 	n := len(r.messages)
 	*rw = rewrite{
@@ -258,9 +257,15 @@ func (r *Request) plan(actions []Action) *rewrite {
 	}
 	clear(rw.plans)
 	clear(rw.touched)
-	for mi, m := range r.messages {
-		parts := r.parts(mi)
-		if m.reasoning || mi == rw.reorder || slices.ContainsFunc(parts, func(p part) bool { return p.block >= 0 && actions[p.block] != Keep }) {
+	// Messages are touched in order (see touch): those with a block not
+	// kept are marked first, from the blocks, without reading the others.
+	for bi, b := range r.blocks {
+		if actions[bi] != Keep {
+			rw.touched[b.Message] = true
+		}
+	}
+	for mi, marked := range rw.touched {
+		if marked || r.msg(mi).reasoning || mi == rw.reorder {
 			r.touch(rw, mi)
 		}
 	}
@@ -270,16 +275,10 @@ func (r *Request) plan(actions []Action) *rewrite {
 // touch plans message mi by the actions.
 func (r *Request) touch(rw *rewrite, mi int) {
 	rw.plans[mi] = r.apply(rw, r.parts(mi))
-	if (r.messages[mi].reasoning || mi == rw.reorder) && thinkingFirst(rw.plans[mi]) {
+	if (r.msg(mi).reasoning || mi == rw.reorder) && thinkingFirst(rw.plans[mi]) {
 		rw.res.Normalized++
 	}
 	rw.touched[mi] = true
-}
-
-// parts returns the content parts of message mi.
-func (r *Request) parts(mi int) []part {
-	m := r.messages[mi]
-	return r.content[m.parts.Start:m.parts.End]
 }
 
 // repairToolLoop keeps a trailing tool loop acceptable while thinking is
@@ -309,7 +308,7 @@ func (r *Request) repairThinkingOff(rw *rewrite) {
 		return
 	}
 	turn, _ := r.finalTurn()
-	if last := r.lastRole(); last >= 0 && r.messages[last].role == assistantRole {
+	if last := r.lastRole(); last >= 0 && r.msg(last).role == assistantRole {
 		turn = append(turn, last)
 	}
 	r.stripTurn(rw, turn)
@@ -343,7 +342,7 @@ func (r *Request) startsWithThinking(rw *rewrite, mi int) bool {
 // thinking block in the rewrite.
 func (r *Request) latestLostThinking(rw *rewrite) bool {
 	for mi := len(r.messages) - 1; mi >= 0; mi-- {
-		if r.messages[mi].role != assistantRole {
+		if r.msg(mi).role != assistantRole {
 			continue
 		}
 		if !rw.touched[mi] {
@@ -364,7 +363,7 @@ func (r *Request) latestLostThinking(rw *rewrite) bool {
 // assistant, or -1.
 func (r *Request) lastRole() int {
 	last := len(r.messages) - 1
-	for last >= 0 && r.messages[last].role == otherRole {
+	for last >= 0 && r.msg(last).role == otherRole {
 		last--
 	}
 	return last
@@ -378,8 +377,8 @@ func thinkingOn(typ string) bool { return typ == "enabled" || typ == "adaptive" 
 // touches every assistant message that ends in thinking.
 func (r *Request) repairMessages(rw *rewrite) {
 	if rw.cautious {
-		for mi, m := range r.messages {
-			if parts := r.parts(mi); !rw.touched[mi] && m.role == assistantRole && len(parts) > 0 && parts[len(parts)-1].typ.isThinking() {
+		for mi := range r.messages {
+			if parts := r.parts(mi); !rw.touched[mi] && r.msg(mi).role == assistantRole && len(parts) > 0 && parts[len(parts)-1].typ.isThinking() {
 				r.touch(rw, mi)
 			}
 		}
@@ -397,9 +396,9 @@ func (r *Request) repairMessages(rw *rewrite) {
 // render writes the new body: the touched content arrays and, when the
 // thinking config goes, the top-level members that go with it.
 func (r *Request) render(rw *rewrite) ([]byte, error) {
-	for mi, m := range r.messages {
-		if rw.touched[mi] {
-			rw.edits = append(rw.edits, edit{span: m.content, pieces: rw.plans[mi], array: true})
+	for mi, touched := range rw.touched {
+		if touched {
+			rw.edits = append(rw.edits, edit{span: r.msg(mi).content, pieces: rw.plans[mi], array: true})
 		}
 	}
 	dropped, err := r.configEdits(rw)
@@ -507,13 +506,13 @@ func memberWithComma(b []byte, m span) span {
 // repair, missing one costs a 400.
 func (r *Request) finalTurn() ([]int, int) {
 	last := r.lastRole()
-	if last < 0 || r.messages[last].role != userRole || !r.hasToolResult(last) {
+	if last < 0 || r.msg(last).role != userRole || !r.hasToolResult(last) {
 		return nil, -1
 	}
 	var turn []int
 	first := -1
 	for i := last - 1; i >= 0; i-- {
-		m := r.messages[i]
+		m := r.msg(i)
 		if m.role == userRole && !r.hasToolResult(i) {
 			break
 		}
@@ -530,7 +529,7 @@ func (r *Request) finalTurn() ([]int, int) {
 func (r *Request) lostLeadingThinking(mi int, plan []piece, touched bool) bool {
 	parts := r.parts(mi)
 	// A message whose thinking moves to the front starts with thinking.
-	m := r.messages[mi]
+	m := r.msg(mi)
 	leading := len(parts) > 0 && parts[0].typ.isThinking() ||
 		(m.reasoning || m.misordered) && slices.ContainsFunc(parts, func(p part) bool { return p.typ.isThinking() })
 	if !leading {
