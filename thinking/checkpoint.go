@@ -141,7 +141,7 @@ func (r *Request) take(i int) {
 	r.messages[i], r.taken[i] = m, true
 }
 
-// messageEnd returns where message i ends, without materializing it.
+// messageEnd returns where message i ends, without taking it (see take).
 func (r *Request) messageEnd(i int) int {
 	if i < len(r.lazyMessages) {
 		return int(r.lazyMessages[i].end) + r.lazyBase
