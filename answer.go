@@ -55,13 +55,9 @@ func (a *heldAnswer) room(n int) error {
 		return nil
 	}
 	need := int(min(max(int64(n), 2*int64(cap(a.buf))), a.limit))
-	buf, err := a.t.buffer(need, need, false)
+	buf, err := a.t.grow(a.buf, need, need, false)
 	if err != nil {
 		return err
-	}
-	buf = append(buf, a.buf...)
-	if cap(a.buf) > 0 {
-		a.t.put(a.buf)
 	}
 	a.buf = buf
 	return nil

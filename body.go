@@ -104,13 +104,9 @@ func (b *body) grow(length, end int64) error {
 	if length >= 0 {
 		want = int(length)
 	}
-	buf, err := b.t.buffer(want, need, true)
+	buf, err := b.t.grow(b.buf, want, need, true)
 	if err != nil {
 		return err
-	}
-	buf = append(buf, b.buf...)
-	if cap(b.buf) > 0 {
-		b.t.put(b.buf)
 	}
 	b.buf = buf
 	return nil

@@ -132,6 +132,20 @@ func (t *memoryTicket) adopt(buf []byte, reserved int64) {
 	runtime.AddCleanup(unsafe.SliceData(buf), b.collected, size)
 }
 
+// grow returns a buffer from buffer(want, need, wait) holding old's bytes,
+// and gives old back: what a buffer that must hold more does.
+func (t *memoryTicket) grow(old []byte, want, need int, wait bool) ([]byte, error) {
+	buf, err := t.buffer(want, need, wait)
+	if err != nil {
+		return nil, err
+	}
+	buf = append(buf, old...)
+	if cap(old) > 0 {
+		t.put(old)
+	}
+	return buf, nil
+}
+
 // put gives back a buffer the request is done with: it is cached for reuse,
 // or let go until Go collects it.
 func (t *memoryTicket) put(buf []byte) {
