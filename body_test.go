@@ -3,10 +3,10 @@ package llmthinking
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -183,14 +183,10 @@ func TestUnclosedReaderGivesItsRoomBack(t *testing.T) {
 	}
 	b.reader() // dropped unclosed
 	b.close()
-	deadline := time.Now().Add(10 * time.Second)
-	for tk.b.stats().InUse != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d bytes still in use 10s after the reader was dropped", tk.b.stats().InUse)
-		}
-		runtime.GC()
-		time.Sleep(time.Millisecond)
-	}
+	collectUntil(t, func() bool { return tk.b.stats().InUse == 0 },
+		func() string {
+			return fmt.Sprintf("%d bytes still in use 10s after the reader was dropped", tk.b.stats().InUse)
+		})
 }
 
 // TestCopyRoom: a copy of a cacheable size gets a buffer, a larger one

@@ -2,6 +2,7 @@ package llmthinking
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -48,14 +49,8 @@ func TestBudgetLetsAnIdleCacheGo(t *testing.T) {
 	if s := b.stats(); s.Cached != 1<<20 {
 		t.Fatalf("stats %+v, want the buffer cached", s)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for b.stats().Held != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("an idle cache still held after 10s: %+v", b.stats())
-		}
-		runtime.GC()
-		time.Sleep(time.Millisecond)
-	}
+	collectUntil(t, func() bool { return b.stats().Held == 0 },
+		func() string { return fmt.Sprintf("an idle cache still held after 10s: %+v", b.stats()) })
 
 	// A size taken between every two collections stays; another goes.
 	inUse, err := tk.buffer(64<<10, 64<<10, true)
@@ -69,7 +64,7 @@ func TestBudgetLetsAnIdleCacheGo(t *testing.T) {
 	tk.put(inUse)
 	tk.put(unused)
 	unused = nil
-	deadline = time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for b.stats().Held != 64<<10 {
 		if time.Now().After(deadline) {
 			t.Fatalf("a size no request asks for still held after 10s: %+v", b.stats())

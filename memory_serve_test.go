@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -268,14 +268,8 @@ func TestServeHTTPGivesEveryByteBack(t *testing.T) {
 		t.Fatal("no refusal was replayed")
 	}
 	serve(caddyhttp.HandlerFunc(sseUpstream)) // never closes the request body
-	deadline := time.Now().Add(10 * time.Second)
-	for h.budget.stats().InUse != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d bytes in use 10s after every request", h.budget.stats().InUse)
-		}
-		runtime.GC()
-		time.Sleep(time.Millisecond)
-	}
+	collectUntil(t, func() bool { return h.budget.stats().InUse == 0 },
+		func() string { return fmt.Sprintf("%d bytes in use 10s after every request", h.budget.stats().InUse) })
 }
 
 // TestReplayWithoutRoomGetsA529: a refusal that the budget has room to hold
