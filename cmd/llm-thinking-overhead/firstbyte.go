@@ -13,7 +13,7 @@ import (
 // project's 2 cores the first byte then waits for the cores the rest of the
 // stream keeps busy (the upstream writing it, the gateway relaying it, the
 // client reading it): its median swings by more than the target between
-// runs of the same binary. A model's first token comes alone, prefill
+// runs of one configuration. A model's first token comes alone, prefill
 // takes time before it and decoding after it. So the probe's upstream
 // holds the rest of its stream until the client has read the first event
 // whole (the pacer, for that event only), and the time to first byte is
