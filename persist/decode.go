@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
@@ -250,7 +251,7 @@ func readChange(b []byte, start int, names []string, last registry.Op) (registry
 	}
 	if c.Op == registry.Learned {
 		facts, ok := parseInt(f[5])
-		if !ok || facts <= 0 || facts > 255 {
+		if !ok || facts <= 0 || facts > math.MaxUint16 {
 			return c, 0, fmt.Errorf("facts %.20s: not a capability", f[5])
 		}
 		c.Facts = registry.Capability(facts)

@@ -39,6 +39,7 @@ func TestChangesSurviveEncoding(t *testing.T) {
 		{Op: registry.Served, Conversation: "<\"é\\\u2028\x01>", Backend: ""},
 		{Op: registry.Produced, Key: block.Key{0xff, 0xfe, 0xfd}, Conversation: "kept", Backend: "anthropic"},
 		{Op: registry.Learned, Backend: "ollama", Model: "llama3.2", Facts: registry.CannotThink | registry.NoContextManagement, At: at},
+		{Op: registry.Learned, Backend: "kimi", Model: "kimi-k3", Facts: registry.Thinks | registry.ThinkingBackEverywhere, At: at},
 		{Op: registry.Forgot, Backend: "ollama", Model: "llama3.2", At: at},
 		{Op: registry.Forgot, Backend: "ollama"},
 	}
@@ -139,7 +140,7 @@ func TestMalformedFilesAreErrors(t *testing.T) {
 		change(`[4,"",0,0,0,2]`), // a version 3 change in a version 2 file
 		change3(`[4,"",0,0,0]`),
 		change3(`[4,"",0,0,0,0]`),
-		change3(`[4,"",0,0,0,256]`),
+		change3(`[4,"",0,0,0,65536]`),
 		change3(`[4,"",0,0,0,"2"]`),
 		change3(`[5,"",0,0,0,2]`),
 		change3(`[6,"",0,0,0]`),

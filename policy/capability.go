@@ -21,6 +21,30 @@ type capabilityRefusal struct {
 // structureRefusals) are looked at before these: a clear_thinking edit sent
 // with thinking off is the request's fault, not the backend's.
 var capabilityRefusals = []capabilityRefusal{
+	// Kimi: "thinking is enabled but reasoning_content is missing in
+	// assistant tool call message at index N"; the same without naming
+	// the tool call is taken to mean every message.
+	{[]string{"reasoning_content is missing", "tool call"}, registry.ThinkingBackOnToolCalls},
+	{[]string{"reasoning_content is missing"}, registry.ThinkingBackEverywhere},
+	// DeepSeek V4: "The `content[].thinking` in the thinking mode must be
+	// passed back to the API." on its Anthropic endpoint, "The
+	// `reasoning_content` in the thinking mode must be passed back to the
+	// API." on its chat completions; older DeepSeek servers: "Missing
+	// `reasoning_content` field in the assistant message at message index
+	// N". None says which messages: every one.
+	{[]string{"thinking mode must be passed back"}, registry.ThinkingBackEverywhere},
+	{[]string{"Missing `reasoning_content`"}, registry.ThinkingBackEverywhere},
+	// Models that take only adaptive thinking. MiniMax M3: "invalid params,
+	// invalid thinking.type: \"enabled\" (allowed: adaptive, disabled)
+	// (2013)"; the newest Claude models: "\"thinking.type.enabled\" is not
+	// supported for this model. Use \"thinking.type.adaptive\" and
+	// \"output_config.effort\" to control thinking behavior."
+	{[]string{`thinking.type: "enabled"`, "allowed: adaptive"}, registry.NoEnabledThinking},
+	{[]string{`"thinking.type.enabled" is not supported`}, registry.NoEnabledThinking},
+	// Older Claude models, which take only enabled thinking: "adaptive
+	// thinking is not supported on this model". Before the refusals of
+	// thinking itself, whose wording it contains.
+	{[]string{"adaptive thinking is not supported"}, registry.NoAdaptiveThinking},
 	// Ollama, for a model without thinking: "\"llama3.2\" does not support thinking".
 	{[]string{"does not support thinking"}, registry.CannotThink},
 	// Other servers, for a model without thinking.
@@ -35,7 +59,9 @@ var capabilityRefusals = []capabilityRefusal{
 	// found using 'type' does not match any of the expected tags".
 	{[]string{"clear_thinking_"}, registry.NoClearThinking},
 	// Servers that know only enabled and disabled thinking:
-	// "thinking.type: Input tag 'adaptive' found using 'type' does not match".
+	// "thinking.type: Input tag 'adaptive' found using 'type' does not
+	// match"; some Qwen servers: "Only 'enabled' and 'disabled' are
+	// supported for thinking; 'adaptive' is not supported."
 	{[]string{"thinking", "'adaptive'"}, registry.NoAdaptiveThinking},
 }
 
@@ -58,11 +84,11 @@ func refusalFacts(msg string) registry.Capability {
 	return 0
 }
 
-// omissions returns the fields a request of thinking type typ goes
-// without, for a model that facts were learned of.
-func omissions(facts registry.Capability, typ string) thinking.Omission {
+// omissions returns the fields a request goes without, for a model that
+// facts were learned of.
+func omissions(facts registry.Capability) thinking.Omission {
 	var o thinking.Omission
-	if facts&registry.CannotThink != 0 || facts&registry.NoAdaptiveThinking != 0 && typ == "adaptive" {
+	if facts&registry.CannotThink != 0 {
 		o |= thinking.OmitThinking
 	}
 	if facts&registry.NoContextManagement != 0 {
@@ -75,6 +101,30 @@ func omissions(facts registry.Capability, typ string) thinking.Omission {
 		o |= thinking.OmitThinkingDisplay
 	}
 	return o
+}
+
+// thinkingBack returns the assistant messages that must hold thinking,
+// for a model that facts were learned of.
+func thinkingBack(facts registry.Capability) thinking.ThinkingBack {
+	switch {
+	case facts&registry.ThinkingBackEverywhere != 0:
+		return thinking.ThinkingBackEverywhere
+	case facts&registry.ThinkingBackOnToolCalls != 0:
+		return thinking.ThinkingBackOnToolCalls
+	}
+	return thinking.NoThinkingBack
+}
+
+// thinkingType returns the one thinking type a model takes, for a model
+// that facts were learned of, or "" when it takes either.
+func thinkingType(facts registry.Capability) string {
+	switch {
+	case facts&registry.NoEnabledThinking != 0:
+		return "adaptive"
+	case facts&registry.NoAdaptiveThinking != 0:
+		return "enabled"
+	}
+	return ""
 }
 
 // Learned is something new the policy learned of a backend's model, worth

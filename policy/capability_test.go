@@ -23,6 +23,15 @@ func TestCapabilityRefusals(t *testing.T) {
 		{"a server without context management", "context_management: Extra inputs are not permitted", registry.NoContextManagement},
 		{"a server with other context edits", "context_management.edits.0.type: Input tag 'clear_thinking_20251015' found using 'type' does not match any of the expected tags: 'clear_tool_uses_20250919'", registry.NoClearThinking},
 		{"a server without adaptive thinking", "thinking.type: Input tag 'adaptive' found using 'type' does not match any of the expected tags: 'enabled', 'disabled'", registry.NoAdaptiveThinking},
+		{"a Qwen server without adaptive thinking", "Only 'enabled' and 'disabled' are supported for thinking; 'adaptive' is not supported.", registry.NoAdaptiveThinking},
+		{"an older Claude model", "adaptive thinking is not supported on this model", registry.NoAdaptiveThinking},
+		{"the newest Claude models", "\"thinking.type.enabled\" is not supported for this model. Use \"thinking.type.adaptive\" and \"output_config.effort\" to control thinking behavior.", registry.NoEnabledThinking},
+		{"MiniMax M3", `invalid params, invalid thinking.type: "enabled" (allowed: adaptive, disabled) (2013)`, registry.NoEnabledThinking},
+		{"Kimi", "thinking is enabled but reasoning_content is missing in assistant tool call message at index 3", registry.ThinkingBackOnToolCalls},
+		{"a Kimi-like server that names no tool call", "thinking is enabled but reasoning_content is missing in assistant message at index 3", registry.ThinkingBackEverywhere},
+		{"DeepSeek V4 on its Anthropic endpoint", "The `content[].thinking` in the thinking mode must be passed back to the API.", registry.ThinkingBackEverywhere},
+		{"DeepSeek V4 on chat completions", "The `reasoning_content` in the thinking mode must be passed back to the API.", registry.ThinkingBackEverywhere},
+		{"an older DeepSeek server", "Missing `reasoning_content` field in the assistant message at message index 1", registry.ThinkingBackEverywhere},
 	} {
 		if got := refusalFacts(tc.msg); got != tc.facts {
 			t.Errorf("%s: %q learns %v, want %v", tc.server, tc.msg, got, tc.facts)
@@ -150,16 +159,16 @@ func TestARefusedFieldIsLeftOutFromThenOn(t *testing.T) {
 	}
 }
 
-func TestAdaptiveThinkingRefusedGoesWithoutThinking(t *testing.T) {
+func TestAdaptiveThinkingRefusedGoesEnabled(t *testing.T) {
 	p := newPolicy()
 	adaptiveBody := []byte(`{"model":"glm-4.6","messages":[{"role":"user","content":"hi"}],"thinking":{"type":"adaptive"},"stream":true}`)
 	req := Request{Body: adaptiveBody, Header: session("s1"), Backend: "glm"}
 	first := p.Plan(req)
 	replay := p.Replay(req, Refusal{Backend: "glm", Message: "thinking.type: Input tag 'adaptive' found using 'type' does not match any of the expected tags", Sent: first.Body})
-	if strings.Contains(string(replay.Body), `"thinking"`) || replay.Learned.Facts != registry.NoAdaptiveThinking {
+	if !strings.Contains(string(replay.Body), `"thinking":{"type":"enabled","budget_tokens":31999}`) || replay.Learned.Facts != registry.NoAdaptiveThinking {
 		t.Fatalf("replay %+v:\n%s", replay.Learned, replay.Body)
 	}
-	// Enabled thinking still goes to that model.
+	// Enabled thinking still goes to that model as it was asked.
 	enabled := []byte(`{"model":"glm-4.6","messages":[{"role":"user","content":"hi"}],"thinking":{"type":"enabled","budget_tokens":2000},"stream":true}`)
 	if pl := p.Plan(Request{Body: enabled, Header: session("s1"), Backend: "glm"}); pl.Result.Changed() {
 		t.Fatalf("enabled thinking was changed: %+v\n%s", pl.Result, pl.Body)

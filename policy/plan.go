@@ -34,6 +34,9 @@ type Policy struct {
 	// thread, and a request is read from where its thread's previous one
 	// left off. Without it, no block is ever held or released.
 	Threads *Threads
+	// Profiles are what the operator declares of backends' models: their
+	// facts apply as if learned, and win over what was learned.
+	Profiles Profiles
 	// Refresh, when set, brings the registry up to date with what other
 	// gateways learned (see package persist); Plan calls it with the keys
 	// it does not know before it calls them unknown, and looks them up
@@ -277,17 +280,23 @@ func (p *Policy) plan(req Request, r *replay) Plan {
 }
 
 // applyCapabilities decides whether the request's model may take thinking,
-// and what it goes without, from what was learned of it as the target
-// serves it; a replay learns first what its refusal says.
+// what it goes without, and what shape it takes (a thinking type, thinking
+// on the messages that must hold it), from what was learned and declared
+// of it as the target serves it; a replay learns first what its refusal
+// says.
 func (p *Policy) applyCapabilities(pl *Plan, parsed *thinking.Request, r *replay) {
 	backend := pl.Target
 	if r != nil && r.facts != 0 {
 		backend = r.refusal.Backend
 		pl.Learned = p.learn(backend, pl.Model, r.facts, r.refusal.Message)
 	}
-	facts := p.Registry.Capabilities(backend, BoundedID(pl.Model))
+	facts := p.Registry.Capabilities(backend, BoundedID(pl.Model)).Override(p.Profiles.Facts(backend, pl.Model))
 	pl.ThinkingCapable = (p.Models.Capable(pl.Model) || facts&registry.Thinks != 0) && facts&registry.CannotThink == 0
-	parsed.Omit(omissions(facts, parsed.ThinkingType()))
+	parsed.Omit(omissions(facts))
+	parsed.Retype(thinkingType(facts))
+	if pl.ThinkingCapable {
+		parsed.WantThinkingBack(thinkingBack(facts))
+	}
 }
 
 // decide returns the action for a block produced by origin ("" when

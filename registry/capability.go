@@ -11,7 +11,7 @@ import (
 // serves it, takes: from its answers (it thinks) and from its refusals (it
 // cannot think, or does not know a thinking-related field). Stored as its
 // number: a fact is never renumbered, and a new one takes the next bit.
-type Capability uint8
+type Capability uint16
 
 // The facts.
 const (
@@ -29,14 +29,26 @@ const (
 	// NoThinkingDisplay: the backend refused the display of a thinking
 	// config.
 	NoThinkingDisplay
-	// NoAdaptiveThinking: the backend refused adaptive thinking; a request
-	// that asks for it goes without thinking.
+	// NoAdaptiveThinking: the model refused adaptive thinking, and takes
+	// only enabled: a request that asks for adaptive goes with enabled
+	// thinking and a budget (see thinking.Request.Retype).
 	NoAdaptiveThinking
+	// NoEnabledThinking: the model refused enabled thinking, and takes only
+	// adaptive: a request that asks for enabled goes with adaptive thinking,
+	// its budget carried as output_config.effort.
+	NoEnabledThinking
+	// ThinkingBackOnToolCalls: the backend refuses an assistant message
+	// with a tool call that holds no thinking (Kimi): each gets one.
+	ThinkingBackOnToolCalls
+	// ThinkingBackEverywhere: the backend refuses any assistant message
+	// that holds no thinking (DeepSeek V4): each gets one.
+	ThinkingBackEverywhere
 )
 
 // capabilityNames name the facts, bit by bit, as logs and stats write them.
 var capabilityNames = [...]string{
 	"thinks", "cannot_think", "no_context_management", "no_clear_thinking", "no_thinking_display", "no_adaptive_thinking",
+	"no_enabled_thinking", "thinking_back_tool_calls", "thinking_back_all",
 }
 
 // Names returns the names of the facts in c.
@@ -64,15 +76,32 @@ func ParseCapability(name string) (Capability, bool) {
 
 // with returns c with the facts of add, a fact replacing its opposite:
 // a model that answers with thinking can think, and one that refuses it
-// cannot.
+// cannot; a model that refuses one thinking type takes the other. A model
+// that has refused both types cannot think: it is not sent either again.
 func (c Capability) with(add Capability) Capability {
-	if add&Thinks != 0 {
+	if both := NoAdaptiveThinking | NoEnabledThinking; add&both != 0 && (c|add)&both == both {
+		return (c &^ (both | Thinks)) | (add &^ both) | CannotThink
+	}
+	return c.Override(add)
+}
+
+// Override returns c with the facts of d in place of their opposites,
+// without the rule for a model that refused both thinking types: what an
+// operator declares of a model (see policy.Profiles) wins over what was learned.
+func (c Capability) Override(d Capability) Capability {
+	if d&Thinks != 0 {
 		c &^= CannotThink
 	}
-	if add&CannotThink != 0 {
+	if d&CannotThink != 0 {
 		c &^= Thinks
 	}
-	return c | add
+	if d&NoAdaptiveThinking != 0 {
+		c &^= NoEnabledThinking
+	}
+	if d&NoEnabledThinking != 0 {
+		c &^= NoAdaptiveThinking
+	}
+	return c | d
 }
 
 // MaxCapabilities bounds the backends and models a registry remembers

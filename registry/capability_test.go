@@ -72,8 +72,10 @@ func TestLearnedCapabilitiesAreBounded(t *testing.T) {
 }
 
 func TestCapabilityNames(t *testing.T) {
-	all := Thinks | CannotThink | NoContextManagement | NoClearThinking | NoThinkingDisplay | NoAdaptiveThinking
-	if got := all.String(); got != "thinks+cannot_think+no_context_management+no_clear_thinking+no_thinking_display+no_adaptive_thinking" {
+	all := Thinks | CannotThink | NoContextManagement | NoClearThinking | NoThinkingDisplay | NoAdaptiveThinking |
+		NoEnabledThinking | ThinkingBackOnToolCalls | ThinkingBackEverywhere
+	if got := all.String(); got != "thinks+cannot_think+no_context_management+no_clear_thinking+no_thinking_display+no_adaptive_thinking+"+
+		"no_enabled_thinking+thinking_back_tool_calls+thinking_back_all" {
 		t.Fatalf("names %q", got)
 	}
 	for _, n := range all.Names() {
@@ -103,5 +105,25 @@ func TestLearningIsJournaled(t *testing.T) {
 	other.Apply(changes[1:])
 	if other.Capabilities("ollama", "m") != 0 {
 		t.Fatal("a forgot change did not apply")
+	}
+}
+
+// TestOneThinkingTypeReplacesTheOther: a model takes one thinking type or
+// the other; one that refused both cannot think. What an operator declares
+// replaces what was learned, without that rule.
+func TestOneThinkingTypeReplacesTheOther(t *testing.T) {
+	r, _ := newTestRegistry(t, Config{})
+	r.Learn("b", "m", Thinks|NoAdaptiveThinking)
+	if got := r.Capabilities("b", "m"); got != Thinks|NoAdaptiveThinking {
+		t.Fatalf("learned %v", got)
+	}
+	if added := r.Learn("b", "m", NoEnabledThinking); added != CannotThink {
+		t.Fatalf("refusing both types added %v", added)
+	}
+	if got := r.Capabilities("b", "m"); got != CannotThink {
+		t.Fatalf("a model that refused both types: %v", got)
+	}
+	if got := (Thinks | NoAdaptiveThinking | ThinkingBackEverywhere).Override(NoEnabledThinking); got != Thinks|NoEnabledThinking|ThinkingBackEverywhere {
+		t.Fatalf("declared over learned: %v", got)
 	}
 }

@@ -9,12 +9,12 @@ import (
 // configEdits returns the edits of the top-level members a rewrite
 // changes: the thinking config and every clear_thinking_* context edit go
 // when thinking goes off (the API refuses them then), context_management
-// too when nothing else is left in it; and the fields omitted for the
-// backend (see Omit) go.
+// too when nothing else is left in it; the fields omitted for the backend
+// (see Omit) go; and the thinking config changes type (see Retype).
 func (r *Request) configEdits(rw *rewrite) ([]edit, error) {
 	drop := rw.res.DroppedThinkingConfig || rw.dropEdits
-	omit := rw.res.Omitted
-	if !drop && omit == 0 {
+	omit, retype := rw.res.Omitted, rw.res.Retyped
+	if !drop && omit == 0 && retype == "" {
 		return nil, nil
 	}
 	remove := make([]bool, len(r.members))
@@ -25,8 +25,11 @@ func (r *Request) configEdits(rw *rewrite) ([]edit, error) {
 			switch {
 			case drop:
 				remove[i] = true
-			case omit&OmitThinkingDisplay != 0:
-				edits = append(edits, edit{span: m.value, repl: withoutMember(m.value.Of(r.body), "display")})
+			case retype != "" || omit&OmitThinkingDisplay != 0:
+				edits = append(edits, edit{span: m.value, repl: r.thinkingConfigAs(retype, omit&OmitThinkingDisplay != 0)})
+				if effort := r.carriedEffort(); retype == "adaptive" && effort != "" {
+					edits = append(edits, r.effortEdit(m, effort))
+				}
 			}
 		case contextMember:
 			switch {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
@@ -196,8 +198,82 @@ func FuzzRewrite(f *testing.F) {
 		checkKeptBlocks(t, req, after, actions, res, dropSig)
 		checkMessages(t, req, after, res)
 		checkCautious(t, req, actions)
+		checkFitted(t, body, actions, seed)
 	})
 }
+
+// checkFitted verifies the promises of WantThinkingBack and Retype on a
+// body rewritten with the same actions: valid JSON, the same messages,
+// counts that add up, thinking of the type asked for, every message that
+// must hold thinking starting with it, and no thinking block but the
+// kept ones and unsigned ones.
+func checkFitted(t *testing.T, body []byte, actions []Action, seed uint64) {
+	t.Helper()
+	req, err := Parse(body)
+	if err != nil {
+		t.Fatalf("Parse again: %v", err)
+	}
+	defer req.Release()
+	tb := ThinkingBack(seed >> 40 % 3)
+	typ := [...]string{"", "adaptive", "enabled"}[seed>>42%3]
+	req.WantThinkingBack(tb)
+	req.Retype(typ)
+	out, res, err := req.Rewrite(actions)
+	if err != nil {
+		if errors.Is(err, ErrInvalidJSON) {
+			return
+		}
+		t.Fatalf("fitted Rewrite: %v", err)
+	}
+	if res.Kept+res.Stripped+res.Converted != len(actions) {
+		t.Fatalf("fitted counts %+v do not add up to %d blocks", res, len(actions))
+	}
+	if !res.Changed() {
+		if !bytes.Equal(out, body) {
+			t.Fatal("unchanged fitted result but different body")
+		}
+		return
+	}
+	if !json.Valid(out) {
+		t.Fatalf("fitted rewrite produced invalid JSON:\n%s", out)
+	}
+	after, err := Parse(out)
+	if err != nil {
+		t.Fatalf("cannot parse own fitted output: %v", err)
+	}
+	defer after.Release()
+	checkMessages(t, req, after, res)
+	if res.Retyped != "" && string(after.thinkingType) != res.Retyped {
+		t.Fatalf("retyped to %q, sent %q:\n%s", res.Retyped, after.thinkingType, out)
+	}
+	kept := map[string]bool{}
+	for _, p := range req.content {
+		if p.block >= 0 && actions[p.block] == Keep && !p.reasoning {
+			kept[string(p.span.Of(req.body))] = true
+		}
+	}
+	for _, p := range after.content {
+		raw := string(p.span.Of(after.body))
+		if p.block >= 0 && !kept[raw] && !slices.Contains(actions, DropSignature) && !strings.HasSuffix(raw, `,"signature":""}`) && !req.shapesReasoning() {
+			t.Fatalf("thinking block %s is neither kept nor unsigned:\n%s", raw, out)
+		}
+	}
+	if !thinkingOn(string(after.thinkingType)) || tb == NoThinkingBack {
+		return
+	}
+	after.WantThinkingBack(tb)
+	for mi := range after.messages {
+		if after.wantsThinking(mi) {
+			if !slices.ContainsFunc(after.parts(mi), func(p part) bool { return p.typ.isThinking() }) {
+				t.Fatalf("message %d must hold thinking:\n%s", mi, out)
+			}
+		}
+	}
+}
+
+// shapesReasoning reports whether the body holds AI SDK reasoning parts or
+// misplaced thinking, which a rewrite sends in the API's shape.
+func (r *Request) shapesReasoning() bool { return r.shapes.reasoning > 0 || r.shapes.misordered > 0 }
 
 // checkResume verifies that a checkpoint of the body reads it again as
 // Parse does, and that a body changed anywhere is read from the first

@@ -32,7 +32,7 @@ func (r *Request) Omit(o Omission) { r.omit = o }
 // omissions returns the fields of r.omit the body holds.
 func (r *Request) omissions() Omission {
 	var o Omission
-	if r.omit&OmitThinking != 0 && (r.hasMember(thinkingMember) || r.contextEdits.End != 0) {
+	if (r.omit&OmitThinking != 0 || r.cannotRetype()) && (r.hasMember(thinkingMember) || r.contextEdits.End != 0) {
 		o |= OmitThinking
 	}
 	if r.omit&OmitContextManagement != 0 && r.hasMember(contextMember) {

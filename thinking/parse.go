@@ -44,9 +44,13 @@ type Request struct {
 	scratch  []byte // decoded strings of a block, while they are hashed
 	out      []byte // where Rewrite writes, see Output
 	omit     Omission
-	hasher   block.Hasher
-	rw       rewrite // Rewrite's state, kept for its memory
-	shapes   shapes  // of the messages
+	// thinkingBack and retypeTo fit the request to its backend (see
+	// WantThinkingBack and Retype).
+	thinkingBack ThinkingBack
+	retypeTo     string
+	hasher       block.Hasher
+	rw           rewrite // Rewrite's state, kept for its memory
+	shapes       shapes  // of the messages
 	// arrayAt is where the messages array opens.
 	arrayAt int
 	// find and from: see Resume.
@@ -89,6 +93,10 @@ type config struct {
 	userID           span   // metadata.user_id literal
 	model            span   // the model literal
 	stream           bool
+	budgetTokens     int    // thinking.budget_tokens, 0 when absent or not a count
+	maxTokens        int    // max_tokens, 0 when absent or not a count
+	outputConfig     span   // the output_config value, when it is an object
+	effort           []byte // output_config.effort, raw literal contents
 }
 
 // member is one top-level member of the body.
@@ -108,6 +116,8 @@ const (
 	metadataMember
 	streamMember
 	modelMember
+	maxTokensMember
+	outputConfigMember
 )
 
 type role uint8
@@ -344,6 +354,15 @@ func (r *Request) topMember(keyStart int, key []byte, v int) (int, error) {
 		m.name = streamMember
 		end, err = skipValue(b, v)
 		r.stream = err == nil && string(b[v:end]) == "true"
+	case "max_tokens":
+		m.name = maxTokensMember
+		end, err = skipValue(b, v)
+		if err == nil {
+			r.maxTokens = count(b[v:end])
+		}
+	case "output_config":
+		m.name = outputConfigMember
+		end, err = r.outputConfigValue(v)
 	default:
 		end, err = skipValue(b, v)
 	}
@@ -362,8 +381,16 @@ func (r *Request) thinkingConfig(v int) (int, error) {
 	r.thinkingDisplay = false
 	for key, v, ok := it.Next(); ok; key, v, ok = it.Next() {
 		name := jsonscan.Name(key, &buf)
-		if string(name) == "display" {
+		switch string(name) {
+		case "display":
 			r.thinkingDisplay = true
+		case "budget_tokens":
+			end, err := skipValue(b, v)
+			if err != nil {
+				return 0, err
+			}
+			r.budgetTokens = count(b[v:end])
+			it.SetEnd(end)
 		}
 		if string(name) != "type" {
 			continue
@@ -376,6 +403,51 @@ func (r *Request) thinkingConfig(v int) (int, error) {
 		it.SetEnd(end)
 	}
 	return finish(&it)
+}
+
+// outputConfigValue reads the output_config value at b[v]: where it is,
+// when it is an object, and its effort.
+func (r *Request) outputConfigValue(v int) (int, error) {
+	b := r.body
+	r.outputConfig, r.effort = span{}, nil
+	if b[v] != '{' {
+		return skipValue(b, v)
+	}
+	it := jsonscan.Members(b, v)
+	var buf [32]byte
+	for key, v, ok := it.Next(); ok; key, v, ok = it.Next() {
+		if string(jsonscan.Name(key, &buf)) != "effort" {
+			continue
+		}
+		effort, end, err := stringValue(b, v)
+		if err != nil {
+			return 0, err
+		}
+		r.effort = effort
+		it.SetEnd(end)
+	}
+	end, err := finish(&it)
+	if err == nil {
+		r.outputConfig = span{v, end}
+	}
+	return end, err
+}
+
+// count returns the positive integer a number literal holds, or 0 when it
+// holds anything else (a fraction, an exponent, a negative number, a
+// number too large to count tokens).
+func count(lit []byte) int {
+	if len(lit) == 0 || len(lit) > 9 {
+		return 0
+	}
+	n := 0
+	for _, c := range lit {
+		if c < '0' || c > '9' {
+			return 0
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
 }
 
 func (r *Request) metadata(v int) (int, error) {

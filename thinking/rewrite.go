@@ -66,11 +66,18 @@ type Result struct {
 	AsTags int
 	// Omitted are the fields left out for the backend (see Omit).
 	Omitted Omission
+	// Backfilled counts the assistant messages given a thinking block
+	// because the backend wants thinking back (see WantThinkingBack).
+	Backfilled int
+	// Retyped is the thinking type the request was sent with in place of
+	// the one asked for (see Retype), or "".
+	Retyped string
 }
 
 // Changed reports whether the body was edited.
 func (r Result) Changed() bool {
-	return r.Stripped > 0 || r.Converted > 0 || r.DroppedThinkingConfig || r.Normalized > 0 || r.AsTags > 0 || r.Omitted != 0
+	return r.Stripped > 0 || r.Converted > 0 || r.DroppedThinkingConfig || r.Normalized > 0 || r.AsTags > 0 || r.Omitted != 0 ||
+		r.Backfilled > 0 || r.Retyped != ""
 }
 
 // piece is one content block of a rewritten message.
@@ -80,6 +87,7 @@ type piece struct {
 	block     int  // the Request block it came from, or -1
 	converted bool // counted in Result.Converted
 	ownTags   bool // the target's own reasoning, as tagged text (KeepAsTags)
+	filled    bool // the thinking a message got from backfill
 }
 
 // reasons reports whether the piece carries reasoning the target can read
@@ -119,7 +127,8 @@ func (r *Request) Rewrite(actions []Action) ([]byte, Result, error) {
 	if len(actions) != len(r.blocks) {
 		return r.unchanged(fmt.Errorf("rewrite: %d actions for %d blocks", len(actions), len(r.blocks)))
 	}
-	if r.shapes.reasoning == 0 && r.reorderAt() < 0 && r.omissions() == 0 && !slices.ContainsFunc(actions, func(a Action) bool { return a != Keep }) {
+	if r.shapes.reasoning == 0 && r.reorderAt() < 0 && r.omissions() == 0 && r.retyped() == "" &&
+		!slices.ContainsFunc(actions, func(a Action) bool { return a != Keep }) && !r.mayBackfill(actions) {
 		return r.unchanged(nil)
 	}
 	if !r.valid() {
@@ -127,8 +136,13 @@ func (r *Request) Rewrite(actions []Action) ([]byte, Result, error) {
 	}
 	rw := r.plan(actions)
 	r.applyOmissions(rw)
+	r.backfill(rw)
 	r.repairToolLoop(rw)
 	r.repairMessages(rw)
+	r.applyRetype(rw)
+	if !rw.changed() {
+		return r.unchanged(nil)
+	}
 	return r.finish(rw)
 }
 
@@ -157,9 +171,11 @@ func (r *Request) RewriteCautiously(actions []Action) ([]byte, Result, error) {
 	rw := r.plan(actions)
 	rw.cautious = true
 	r.applyOmissions(rw)
+	r.backfill(rw)
 	r.repairToolLoop(rw)
 	r.repairThinkingOff(rw)
 	r.repairMessages(rw)
+	r.applyRetype(rw)
 	if !rw.changed() {
 		return r.unchanged(nil)
 	}
@@ -354,7 +370,7 @@ func (r *Request) latestLostThinking(rw *rewrite) bool {
 				before++
 			}
 		}
-		return before > len(slices.DeleteFunc(slices.Clone(rw.plans[mi]), func(p piece) bool { return !p.reasons() }))
+		return before > len(slices.DeleteFunc(slices.Clone(rw.plans[mi]), func(p piece) bool { return !p.reasons() || p.filled }))
 	}
 	return false
 }
@@ -543,6 +559,12 @@ func stripThinking(pl []piece, res *Result) []piece {
 	return slices.DeleteFunc(pl, func(p piece) bool {
 		if !p.typ.isThinking() {
 			return false
+		}
+		if p.filled {
+			res.Backfilled--
+		}
+		if p.block < 0 {
+			return true
 		}
 		if p.converted {
 			res.Converted--
