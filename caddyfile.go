@@ -9,6 +9,8 @@ import (
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"github.com/dustin/go-humanize"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
 )
 
 func init() {
@@ -33,6 +35,10 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    think_tags        off|on|open
 //	    think_tags_replay tags|thinking
 //	    response_model    upstream|requested
+//	    backend_profile   <backend> [<model glob>...] {
+//	        thinking_back tool_calls|all
+//	        thinking_type adaptive|enabled
+//	    }
 //	    registry          <name>
 //	    max_blocks        <n>
 //	    orphan_ttl        <duration>
@@ -47,7 +53,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //
 // It only reads the values; Validate decides whether they are acceptable, so
 // the Caddyfile and JSON configs give the same errors. Each subdirective may
-// appear once.
+// appear once, but backend_profile, once per backend and models.
 func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	d.Next() // the directive name
 	// Each subdirective's line, to name both places of a repeated one.
@@ -61,6 +67,12 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	}
 	for d.NextBlock(0) {
 		sub := d.Val()
+		if sub == "backend_profile" {
+			if err := h.unmarshalProfile(d); err != nil {
+				return err
+			}
+			continue
+		}
 		if line, dup := seen[sub]; dup {
 			return d.Errf("%s is given twice (first on line %d)", sub, line)
 		}
@@ -83,6 +95,39 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// unmarshalProfile reads a backend_profile block; a thinking_back with no
+// value is "all", what a backend that wants thinking back and says no more
+// most likely wants.
+func (h *Handler) unmarshalProfile(d *caddyfile.Dispenser) error {
+	if !d.NextArg() {
+		return d.Errf("backend_profile needs the backend's name")
+	}
+	bp := BackendProfile{Backend: d.Val(), Models: d.RemainingArgs()}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		sub := d.Val()
+		args := d.RemainingArgs()
+		if len(args) > 1 {
+			return d.Errf("%s takes one value, got %q", sub, args)
+		}
+		switch sub {
+		case "thinking_back":
+			bp.ThinkingBack = policy.ThinkingBackAll
+			if len(args) == 1 {
+				bp.ThinkingBack = args[0]
+			}
+		case "thinking_type":
+			if len(args) == 0 {
+				return d.ArgErr()
+			}
+			bp.ThinkingType = args[0]
+		default:
+			return d.Errf("unrecognized backend_profile subdirective %q", sub)
+		}
+	}
+	h.BackendProfiles = append(h.BackendProfiles, bp)
 	return nil
 }
 

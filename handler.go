@@ -223,7 +223,8 @@ func (h *Handler) logPlan(plan policy.Plan, backend string) {
 			zap.Int("thinking_blocks", len(plan.Decisions)-redacted), zap.Int("redacted_blocks", redacted),
 			zap.Int("kept", res.Kept), zap.Int("stripped", res.Stripped), zap.Int("dropped_blocks", res.Stripped),
 			zap.Int("converted", res.Converted), zap.Int("normalized", res.Normalized), zap.Int("as_tags", res.AsTags),
-			zap.Bool("dropped_thinking_config", res.DroppedThinkingConfig))
+			zap.Bool("dropped_thinking_config", res.DroppedThinkingConfig), zap.Int("backfilled", res.Backfilled),
+			zap.String("thinking_type", res.Retyped))
 	}
 }
 

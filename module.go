@@ -105,6 +105,12 @@ type Handler struct {
 	// as thinking.model_mismatch.
 	ResponseModel string `json:"response_model,omitempty"`
 
+	// BackendProfiles declare what backends' models take (thinking back on
+	// their messages, one thinking type), as the handler learns it from
+	// their refusals, so that not even the first request is refused. See
+	// BackendProfile.
+	BackendProfiles []BackendProfile `json:"backend_profiles,omitempty"`
+
 	// Registry names the registry of block origins. Handlers naming the same
 	// registry share it; it survives config reloads. Default "default".
 	Registry string `json:"registry,omitempty"`
@@ -207,14 +213,15 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	foreign, _ := policy.ParseMode(h.Mode)
+	profiles, _ := h.profiles()
 	pr, err := acquireRegistry(ctx, h.Registry, registry.Config{MaxBlocks: h.MaxBlocks, OrphanTTL: time.Duration(h.OrphanTTL)})
 	if err != nil {
 		return err
 	}
 	pr.persist(ctx, h.persist(), time.Duration(h.PersistInterval), h.logger)
 	h.policy = &policy.Policy{Registry: pr.reg, Foreign: foreign, Models: policy.Models(h.ThinkingModels),
-		SynthesizedAsTags: h.ThinkTagsReplay != thinkTagsReplayThinking,
-		Threads:           pr.threads, Mismatches: pr.mismatches, Refresh: pr.refresh}
+		SynthesizedAsTags: h.ThinkTagsReplay != thinkTagsReplayThinking, Profiles: profiles,
+		Threads: pr.threads, Mismatches: pr.mismatches, Refresh: pr.refresh}
 	return nil
 }
 
@@ -231,6 +238,9 @@ func (h *Handler) Validate() error {
 		return fmt.Errorf("llm_thinking: %w", err)
 	}
 	if err := policy.CheckModels(h.ThinkingModels); err != nil {
+		return fmt.Errorf("llm_thinking: thinking_models: %w", err)
+	}
+	if _, err := h.profiles(); err != nil {
 		return fmt.Errorf("llm_thinking: %w", err)
 	}
 	for _, v := range []struct {

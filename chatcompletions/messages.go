@@ -10,9 +10,11 @@ import (
 )
 
 // reasoningPlaceholder stands for the reasoning of a tool call message
-// that has none (a call another backend made): DeepSeek and Kimi refuse a
-// tool call message without the field, and some servers read an empty
-// string as missing.
+// that has none (a call another backend made), and of a message whose
+// thinking is not this server's (the empty block llm_thinking gives a
+// message for a server that wants thinking back on every one, DeepSeek V4):
+// DeepSeek and Kimi refuse such a message without the field, and some
+// servers read an empty string as missing.
 const reasoningPlaceholder = " "
 
 // requestWriter writes the messages of a chat-completions request.
@@ -202,6 +204,7 @@ func (w *requestWriter) assistant(content gjson.Result) {
 	}
 	var text, reasoning []byte
 	var calls []gjson.Result
+	thought := false // the message holds a thinking block, the server's or not
 	for _, b := range content.Array() {
 		switch b.Get("type").Str {
 		case "text":
@@ -212,6 +215,7 @@ func (w *requestWriter) assistant(content gjson.Result) {
 		case "thinking":
 			// Only this server's reasoning comes back; any other thinking
 			// (llm_thinking strips it before) is never forwarded.
+			thought = true
 			if block.IsReasoning([]byte(b.Get("signature").Raw)) {
 				reasoning = append(reasoning, b.Get("thinking").Str...)
 			}
@@ -231,7 +235,7 @@ func (w *requestWriter) assistant(content gjson.Result) {
 	default:
 		w.out = jsonstr.Quote(w.out, text)
 	}
-	w.reasoning(reasoning, len(calls) > 0)
+	w.reasoning(reasoning, len(calls) > 0 || thought)
 	if len(calls) > 0 {
 		w.out = append(w.out, `,"tool_calls":[`...)
 		for i, c := range calls {
@@ -256,10 +260,10 @@ func (w *requestWriter) assistant(content gjson.Result) {
 	w.out = append(w.out, '}')
 }
 
-// reasoning writes the reasoning field the server reads, a placeholder on
-// a tool call message without reasoning.
-func (w *requestWriter) reasoning(text []byte, calls bool) {
-	if len(text) == 0 && calls {
+// reasoning writes the reasoning field the server reads, a placeholder
+// where it is needed and there is none.
+func (w *requestWriter) reasoning(text []byte, needed bool) {
+	if len(text) == 0 && needed {
 		text = []byte(reasoningPlaceholder)
 	}
 	if len(text) == 0 {

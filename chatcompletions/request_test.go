@@ -91,6 +91,13 @@ func TestTranslateRequestShapes(t *testing.T) {
 		{"image url", `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"see"},{"type":"image","source":{"type":"url","url":"https://x/y.png"}}]}]}`,
 			`[{"type":"text","text":"see"},{"type":"image_url","image_url":{"url":"https://x/y.png"}}]`},
 		{"thinking off", `{"model":"m","messages":[],"thinking":{"type":"disabled"}}`, `{"model":"m","messages":[]}`},
+		// llm_thinking gives every assistant message an empty unsigned
+		// block for a server that wants reasoning on each (DeepSeek V4):
+		// its field goes with the placeholder, and only there.
+		{"a message whose thinking is not the server's", `{"model":"m","messages":[{"role":"user","content":"a"},` +
+			`{"role":"assistant","content":[{"type":"thinking","thinking":"","signature":""},{"type":"text","text":"x"}]},{"role":"user","content":"b"},` +
+			`{"role":"assistant","content":[{"type":"text","text":"y"}]},{"role":"user","content":"c"}]}`,
+			`{"role":"assistant","content":"x","reasoning_content":" "},{"role":"user","content":"b"},{"role":"assistant","content":"y"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -20,7 +20,7 @@ type Models []string
 func CheckModels(patterns []string) error {
 	for _, p := range patterns {
 		if strings.TrimSpace(p) == "" {
-			return fmt.Errorf("thinking_models: empty pattern")
+			return fmt.Errorf("empty pattern")
 		}
 	}
 	return nil
