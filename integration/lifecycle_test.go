@@ -71,6 +71,10 @@ func TestReloadKeepsTheRegistry(t *testing.T) {
 	g := newGateway(t, anthropicAndGLM, "glm")
 	ok := okTurns(t)
 	anthropic := g.upstreams["anthropic"]
+	// The new mode changes what Anthropic gets for the GLM message before
+	// its block, which a model that binds signatures to their conversation
+	// refuses: see TestAModeChangeCostsABindingBackendOneRefusal.
+	anthropic.BindSignatures(false)
 	c := g.conversation("reload")
 	c.ShowThinking = true // blocks with text, so that they can be converted
 	mixed(t, g, c)
@@ -89,6 +93,42 @@ func TestReloadKeepsTheRegistry(t *testing.T) {
 	// ...and the GLM block is now converted, as the new config says.
 	if got := turn.Header.Get("X-LLM-Thinking-Warning"); got != "thinking_converted" {
 		t.Errorf("warning after reload = %q, want thinking_converted", got)
+	}
+}
+
+// TestAModeChangeCostsABindingBackendOneRefusal: a reload that changes
+// the mode changes what a backend gets for another backend's message, and
+// so the conversation its later blocks were bound to. The backend refuses
+// them once, the safety net absorbs it, and from then on they stay out and
+// what follows is stable again.
+func TestAModeChangeCostsABindingBackendOneRefusal(t *testing.T) {
+	g := newGateway(t, anthropicAndGLM, "glm")
+	ok := okTurns(t)
+	anthropic := g.upstreams["anthropic"]
+	c := g.conversation("mode-change")
+	c.ShowThinking = true
+	ok(c.Say("on glm"))
+	g.use("anthropic")
+	ok(c.Say("on anthropic"))
+	ok(c.Say("again on anthropic"))
+	assertBlocks(t, thinkingBlocks(t, lastRequest(t, anthropic).Body), historyBlocks(c)[1:2])
+
+	g.Handler += "\nmode convert_to_text"
+	g.load()
+	ok(c.Say("after the reload"))
+	if n := refusals(anthropic); n != 1 {
+		t.Fatalf("anthropic refused %d times, want once", n)
+	}
+	assertBlocks(t, thinkingBlocks(t, lastRequest(t, anthropic).Body), nil)
+	// The replay went without thinking (it must not be refused, and the
+	// latest message lost its block); the next turn thinks again.
+	ok(c.Say("and on"))
+	assertBlocks(t, thinkingBlocks(t, lastRequest(t, anthropic).Body), nil)
+	newest := historyBlocks(c)[len(historyBlocks(c))-1:]
+	ok(c.Say("once more"))
+	assertBlocks(t, thinkingBlocks(t, lastRequest(t, anthropic).Body), newest)
+	if n := refusals(anthropic); n != 1 {
+		t.Fatalf("anthropic refused %d times in all, want once", n)
 	}
 }
 

@@ -22,6 +22,10 @@ type Refusal struct {
 	Sent []byte
 }
 
+// boundRefusal is the piece of the refusal of a block whose conversation
+// changed before it since it was produced.
+const boundRefusal = "bound to a different conversation"
+
 // Short pieces of the API's thinking error messages (see the protocol
 // notes): matched as substrings, never as whole sentences, since the API
 // words them differently from time to time.
@@ -31,7 +35,7 @@ var (
 		"Invalid `signature`",
 		"Invalid `data`",
 		"signature: Field required",
-		"bound to a different conversation",
+		boundRefusal,
 	}
 	// structureRefusals are about where thinking is, or is not.
 	structureRefusals = []string{
@@ -133,9 +137,13 @@ func (r *replay) cautious() bool { return r != nil && r.facts == 0 }
 
 // rememberRefusal records the block a refusal names as refused by its
 // backend. When that block was the backend's own, as far as the registry
-// knew, the backend no longer accepts what it signed before (its key or
-// account changed): every block of the request that was kept as its own is
-// refused with it, so the next request does not pay the round trip again.
+// knew, either the backend no longer accepts what it signed before (its key
+// or account changed): every block of the request that was kept as its own
+// is refused with it; or, for a refusal that says the block is bound to a
+// different conversation, something before it changed since the backend
+// produced it, and so for every later block of the backend's: those are
+// refused with it, the earlier ones are still good. Either way the next
+// request does not pay the round trip again.
 func (p *Policy) rememberRefusal(r Refusal) {
 	mi, ci, ok := refusedPosition(r.Message)
 	if !ok {
@@ -160,11 +168,15 @@ func (p *Policy) rememberRefusal(r Refusal) {
 	}
 	adm := p.Registry.Admit(registry.Request{Backend: r.Backend, Keys: keys})
 	refused := []block.Key{named}
+	from := 0 // the first message whose own blocks go with the named one
+	if strings.Contains(r.Message, boundRefusal) {
+		from = mi
+	}
 	for i, k := range keys {
 		if k == named && adm.Origins[i] == r.Backend {
 			refused = refused[:0]
 			for j, o := range adm.Origins {
-				if o == r.Backend {
+				if o == r.Backend && sent.Blocks()[j].Message >= from {
 					refused = append(refused, keys[j])
 				}
 			}

@@ -103,6 +103,31 @@ func TestReplayAfterAKeyChangeRefusesEveryOldBlock(t *testing.T) {
 	}
 }
 
+// TestReplayAfterABoundRefusalKeepsTheEarlierBlocks: a block refused for
+// a conversation that changed before it takes the backend's later blocks
+// with it, whose prefix changed too; the earlier ones are still good.
+func TestReplayAfterABoundRefusalKeepsTheEarlierBlocks(t *testing.T) {
+	p := newPolicy()
+	for _, sig := range []string{"a1", "a2", "a3"} {
+		p.Plan(Request{Body: body(), Header: session("s1"), Backend: "anthropic"})
+		p.Register(0, "anthropic", "m", []streaming.Block{{Kind: block.Thinking, Key: keyOf(sig)}})
+	}
+	req := Request{Body: body("a1", "a2", "a3"), Header: session("s1"), Backend: "anthropic"}
+	first := p.Plan(req)
+	refusal := Refusal{Backend: "anthropic", Message: "messages.3.content.0: thinking block is bound to a different conversation", Sent: first.Body}
+	p.Replay(req, refusal)
+	next := p.Plan(req)
+	var kept []block.Key
+	for _, d := range next.Decisions {
+		if d.Action == thinking.Keep {
+			kept = append(kept, d.Key)
+		}
+	}
+	if len(kept) != 1 || kept[0] != keyOf("a1") {
+		t.Fatalf("after the refusal: %+v", next.Decisions)
+	}
+}
+
 func TestReplayKeepsWhatIsProvenTheTargets(t *testing.T) {
 	p := newPolicy()
 	p.Plan(Request{Body: body(), Header: session("s1"), Backend: "anthropic"})

@@ -23,13 +23,14 @@ import (
 )
 
 func main() {
-	flavor := flag.String("flavor", "deepseek", "where the mock puts its reasoning: deepseek (reasoning_content), vllm (reasoning), tags (<think> in content) or openrouter")
+	flavor := flag.String("flavor", "deepseek", "where the mock puts its reasoning: deepseek (reasoning_content), vllm (reasoning), tags (<think> in content) or openrouter; "+
+		"kimi and deepseek-v4 also put it in reasoning_content, and want it back on every tool call message (kimi) or every assistant message (deepseek-v4)")
 	dir := flag.String("log", "", "write each request and its answer to this directory (request-N.json, answer-N.txt)")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("llm-thinking-chatmock: ")
 	f, ok := map[string]llmtest.ChatFlavor{"deepseek": llmtest.DeepSeekStyle, "vllm": llmtest.VLLMStyle,
-		"tags": llmtest.ThinkTagged, "openrouter": llmtest.OpenRouterStyle}[*flavor]
+		"tags": llmtest.ThinkTagged, "openrouter": llmtest.OpenRouterStyle, "kimi": llmtest.KimiStyle, "deepseek-v4": llmtest.DeepSeekV4Style}[*flavor]
 	if !ok {
 		log.Fatalf("unknown -flavor %q", *flavor)
 	}

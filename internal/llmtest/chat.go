@@ -29,6 +29,14 @@ const (
 	// OpenRouterStyle answers reasoning in reasoning and, with the same
 	// text, in reasoning_details.
 	OpenRouterStyle
+	// KimiStyle answers reasoning in reasoning_content and, like Kimi,
+	// refuses an assistant message with tool_calls without it, in Kimi's
+	// words; a blank one will do.
+	KimiStyle
+	// DeepSeekV4Style answers reasoning in reasoning_content and, like
+	// DeepSeek V4, refuses any earlier assistant message without it, in
+	// its words; a blank one will do.
+	DeepSeekV4Style
 )
 
 // ChatFlavors are every flavor, for tests that run each.
@@ -59,6 +67,10 @@ func (f ChatFlavor) String() string {
 		return "ThinkTagged"
 	case OpenRouterStyle:
 		return "OpenRouterStyle"
+	case KimiStyle:
+		return "KimiStyle"
+	case DeepSeekV4Style:
+		return "DeepSeekV4Style"
 	}
 	return fmt.Sprintf("ChatFlavor(%d)", int(f))
 }

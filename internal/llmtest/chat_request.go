@@ -151,7 +151,7 @@ func (u *ChatUpstream) violation(req *chatRequest) string {
 				}
 				pending = append(pending, tc.ID)
 			}
-			if msg := u.reasoningBack(i, m); msg != "" {
+			if msg := u.reasoningBack(i, m, i == len(req.Messages)-1); msg != "" {
 				return msg
 			}
 		default:
@@ -164,11 +164,18 @@ func (u *ChatUpstream) violation(req *chatRequest) string {
 	return ""
 }
 
-// reasoningBack checks the reasoning an assistant message brings back: the
-// DeepSeek rule, and that it is this server's own or a blank placeholder.
-func (u *ChatUpstream) reasoningBack(i int, m chatMessage) string {
-	if u.flavor == DeepSeekStyle && len(m.ToolCalls) > 0 && m.ReasoningContent == nil {
+// reasoningBack checks the reasoning an assistant message (the last one,
+// a prefill, when last is set) brings back: the rules of DeepSeek and Kimi,
+// and that it is this server's own or a blank placeholder.
+func (u *ChatUpstream) reasoningBack(i int, m chatMessage, last bool) string {
+	missing := m.ReasoningContent == nil
+	switch {
+	case u.flavor == DeepSeekStyle && len(m.ToolCalls) > 0 && missing:
 		return fmt.Sprintf("Missing `reasoning_content` field in the assistant message at message index %d", i)
+	case u.flavor == KimiStyle && len(m.ToolCalls) > 0 && missing:
+		return fmt.Sprintf("thinking is enabled but reasoning_content is missing in assistant tool call message at index %d", i)
+	case u.flavor == DeepSeekV4Style && !last && missing:
+		return "The `reasoning_content` in the thinking mode must be passed back to the API."
 	}
 	for _, r := range []*string{m.ReasoningContent, m.Reasoning} {
 		if r == nil || strings.TrimSpace(*r) == "" {

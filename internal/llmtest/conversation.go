@@ -233,6 +233,9 @@ func (c *Conversation) body(withStream bool) []byte {
 	if mode == "enabled" || mode == "adaptive" {
 		b = append(b, `,"context_management":`+claudeCodeContextManagement...)
 	}
+	if mode == "adaptive" {
+		b = append(b, `,"output_config":{"effort":"high"}`...)
+	}
 	if withStream {
 		b = append(b, `,"stream":`...)
 		b = append(b, fmt.Sprint(c.Stream)...)

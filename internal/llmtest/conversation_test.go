@@ -30,9 +30,9 @@ func TestConversationBody(t *testing.T) {
 		{"enabled shown", func(c *Conversation) { c.ShowThinking = true },
 			`"thinking":{"budget_tokens":31999,"type":"enabled"},"context_management":{"edits":[{"type":"clear_thinking_20251015","keep":"all"}]},"stream":true}`},
 		{"adaptive", func(c *Conversation) { c.Thinking = "adaptive" },
-			`"thinking":{"type":"adaptive","display":"omitted"},"context_management":{"edits":[{"type":"clear_thinking_20251015","keep":"all"}]},"stream":true}`},
+			`"thinking":{"type":"adaptive","display":"omitted"},"context_management":{"edits":[{"type":"clear_thinking_20251015","keep":"all"}]},"output_config":{"effort":"high"},"stream":true}`},
 		{"adaptive shown", func(c *Conversation) { c.Thinking, c.ShowThinking = "adaptive", true },
-			`"thinking":{"type":"adaptive"},"context_management":{"edits":[{"type":"clear_thinking_20251015","keep":"all"}]},"stream":true}`},
+			`"thinking":{"type":"adaptive"},"context_management":{"edits":[{"type":"clear_thinking_20251015","keep":"all"}]},"output_config":{"effort":"high"},"stream":true}`},
 		{"disabled, not streaming", func(c *Conversation) { c.Thinking, c.Stream = "disabled", false },
 			`"thinking":{"type":"disabled"},"stream":false}`},
 	}

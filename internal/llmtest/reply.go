@@ -64,7 +64,7 @@ func (u *Upstream) compose(req *request, n, inputTokens int) *reply {
 			if req.thinkingDisplay == "omitted" {
 				text = ""
 			}
-			rep.blocks = append(rep.blocks, u.thinkingBlock(text))
+			rep.blocks = append(rep.blocks, u.thinkingBlock(text, prefixes(req)[len(req.messages)]))
 			if strings.Contains(script, "[redacted]") && u.flavor != Unsigned {
 				rep.blocks = append(rep.blocks, u.redactedBlock())
 			}
@@ -122,11 +122,13 @@ func (u *Upstream) textBlock(text string, n int) replyBlock {
 	return replyBlock{kind: "text", text: text, fine: u.flavor == Tagged, phase: n}
 }
 
-func (u *Upstream) thinkingBlock(text string) replyBlock {
+// thinkingBlock is a thinking block of text, in an answer to a request
+// whose conversation's digest is prefix (see prefixes).
+func (u *Upstream) thinkingBlock(text string, prefix []byte) replyBlock {
 	b := replyBlock{kind: "thinking", text: text}
 	switch u.flavor {
 	case Strict:
-		b.signed, b.signature = true, u.signer.thinkingSignature(text)
+		b.signed, b.signature = true, u.signer.thinkingSignature(text, prefix)
 	case Lenient:
 		b.signed, b.signature = true, u.signer.glmSignature(text)
 	}

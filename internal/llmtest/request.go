@@ -15,6 +15,13 @@ type request struct {
 	contextEditTypes []string
 	messages         []message
 	fields           []string // the top-level members
+	// system, tools and rawMessages are as they came, for the prefix a
+	// signature is bound to (see prefixes).
+	system, tools json.RawMessage
+	rawMessages   []json.RawMessage
+	maxTokens     int
+	budgetTokens  *int   // thinking.budget_tokens, nil when absent
+	effort        string // output_config.effort
 }
 
 // message is one entry of the request's messages array. Content is either a
@@ -51,14 +58,23 @@ func parseRequest(body []byte) (*request, string) {
 	for k := range top {
 		req.fields = append(req.fields, k)
 	}
+	req.system, req.tools, req.rawMessages = top["system"], top["tools"], rawList
+	json.Unmarshal(top["max_tokens"], &req.maxTokens)
+	var oc struct {
+		Effort string `json:"effort"`
+	}
+	if json.Unmarshal(top["output_config"], &oc) == nil {
+		req.effort = oc.Effort
+	}
 	json.Unmarshal(top["model"], &req.model)
 	json.Unmarshal(top["stream"], &req.stream)
 	var thinking struct {
-		Type    string `json:"type"`
-		Display string `json:"display"`
+		Type         string `json:"type"`
+		Display      string `json:"display"`
+		BudgetTokens *int   `json:"budget_tokens"`
 	}
 	if json.Unmarshal(top["thinking"], &thinking) == nil {
-		req.thinkingType, req.thinkingDisplay = thinking.Type, thinking.Display
+		req.thinkingType, req.thinkingDisplay, req.budgetTokens = thinking.Type, thinking.Display, thinking.BudgetTokens
 	}
 	var cm struct {
 		Edits []struct {

@@ -10,6 +10,7 @@ import (
 
 const (
 	nonceSize     = 16
+	boundMark     = "bound"
 	redactedMark  = "redacted"
 	glmPrefix     = "glm."
 	glmRedactedID = "glm.redacted."
@@ -42,20 +43,31 @@ func (s signer) mac(parts ...[]byte) []byte {
 }
 
 // thinkingSignature signs the thinking text exactly as it is displayed in
-// the response ("" when display is omitted).
-func (s signer) thinkingSignature(text string) string {
+// the response ("" when display is omitted), and binds it to prefix, the
+// digest of the conversation before the answer (see prefixes).
+func (s signer) thinkingSignature(text string, prefix []byte) string {
 	nonce := randomBytes(nonceSize)
 	raw := append(nonce, s.mac(nonce, []byte(text))...)
+	raw = append(raw, s.mac(nonce, []byte(boundMark), prefix)...)
 	return base64.StdEncoding.EncodeToString(raw)
 }
 
+// validThinkingSignature reports whether signature is one of s's for text.
 func (s signer) validThinkingSignature(text, signature string) bool {
+	raw, ok := s.signatureBytes(signature)
+	return ok && hmac.Equal(raw[nonceSize:nonceSize+sha256.Size], s.mac(raw[:nonceSize], []byte(text)))
+}
+
+// boundTo reports whether a valid signature of s's was made after prefix.
+func (s signer) boundTo(signature string, prefix []byte) bool {
+	raw, ok := s.signatureBytes(signature)
+	return ok && hmac.Equal(raw[nonceSize+sha256.Size:], s.mac(raw[:nonceSize], []byte(boundMark), prefix))
+}
+
+// signatureBytes decodes a signature of the right size.
+func (s signer) signatureBytes(signature string) ([]byte, bool) {
 	raw, err := base64.StdEncoding.DecodeString(signature)
-	if err != nil || len(raw) != nonceSize+sha256.Size {
-		return false
-	}
-	nonce, sum := raw[:nonceSize], raw[nonceSize:]
-	return hmac.Equal(sum, s.mac(nonce, []byte(text)))
+	return raw, err == nil && len(raw) == nonceSize+2*sha256.Size
 }
 
 func (s signer) redactedData() string {

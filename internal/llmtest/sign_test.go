@@ -9,15 +9,19 @@ import (
 func TestThinkingSignature(t *testing.T) {
 	a, b := newSigner(), newSigner()
 	for _, text := range []string{"", "a thinks #1: \"plan\" <b>é😀\nstep 2"} {
-		sig := a.thinkingSignature(text)
-		if raw, err := base64.StdEncoding.DecodeString(sig); err != nil || len(raw) != 48 {
-			t.Errorf("signature %q is not base64 of 48 bytes", sig)
+		prefix := []byte("the conversation before")
+		sig := a.thinkingSignature(text, prefix)
+		if raw, err := base64.StdEncoding.DecodeString(sig); err != nil || len(raw) != 80 {
+			t.Errorf("signature %q is not base64 of 80 bytes", sig)
 		}
-		if sig == a.thinkingSignature(text) {
+		if sig == a.thinkingSignature(text, prefix) {
 			t.Error("two signatures of one text are equal")
 		}
-		if !a.validThinkingSignature(text, sig) {
+		if !a.validThinkingSignature(text, sig) || !a.boundTo(sig, prefix) {
 			t.Errorf("own signature of %q rejected", text)
+		}
+		if a.boundTo(sig, []byte("another conversation")) || b.boundTo(sig, prefix) {
+			t.Error("a signature bound to another prefix, or of another key, taken for bound")
 		}
 		for _, tt := range []struct {
 			name string
@@ -52,7 +56,7 @@ func TestRedactedData(t *testing.T) {
 	}
 	for name, d := range map[string]string{
 		"another key": b.redactedData(),
-		"signature":   a.thinkingSignature(""),
+		"signature":   a.thinkingSignature("", nil),
 		"GLM":         a.glmRedactedData(),
 		"empty":       "",
 	} {

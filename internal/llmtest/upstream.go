@@ -48,6 +48,13 @@ type Upstream struct {
 	neverThinks []string
 	// holdTimeout bounds each hold; only the test of the timeout shortens it.
 	holdTimeout time.Duration
+	// unbound turns off the binding of a Strict instance's signatures to
+	// their conversation (see BindSignatures).
+	unbound bool
+	// thinkingBack and typeRefusals are the shapes the instance demands
+	// (see WantThinkingBack and RefuseThinkingType).
+	thinkingBack ThinkingBackRule
+	typeRefusals map[string]TypeRefusal
 }
 
 // Received is one request as an Upstream saw it, with the answer it gave.
@@ -146,6 +153,17 @@ func (u *Upstream) RotateKey() {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	u.signer = newSigner()
+}
+
+// BindSignatures turns the binding of a Strict instance's signatures to
+// the conversation before them on (the default, as the newest models do)
+// or off (as older models do): a bound signature is refused, with "bound to
+// a different conversation", once the system prompt, the tools or any
+// message before the block's differ from when it was produced.
+func (u *Upstream) BindSignatures(on bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.unbound = !on
 }
 
 // CutNextStream makes the next streamed response stop after its first
@@ -321,7 +339,10 @@ func (u *Upstream) unsupported(req *request) string {
 	if req.thinkingOn() && u.cannotThink[req.model] {
 		return fmt.Sprintf("%q does not support thinking", req.model)
 	}
-	return ""
+	if msg := u.typeRefusals[req.model].refuse(req); msg != "" {
+		return msg
+	}
+	return u.thinkingBack.refuse(req)
 }
 
 func (u *Upstream) gzipOn() bool {

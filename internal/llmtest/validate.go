@@ -18,17 +18,23 @@ const (
 	msgDisabled         = "messages.%d.content.%d: When thinking is disabled, an `assistant` message in the final position cannot contain `thinking`. To use thinking blocks, enable `thinking` in your request."
 	msgClearThinking    = "`%s` strategy requires `thinking` to be enabled"
 	msgModified         = "messages.%d.content.%d: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response."
+	msgNoBudget         = "thinking.enabled.budget_tokens: Field required"
+	msgSmallBudget      = "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
+	msgBudgetOverMax    = "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size"
+	msgBadEffort        = "output_config.effort: Input should be 'low', 'medium', 'high', 'xhigh' or 'max'"
+	msgBound            = "messages.%d.content.%d: thinking block is bound to a different conversation: the system prompt, tools or earlier messages changed since it was produced"
 )
 
 // violation applies the Strict rules in the API's order and returns the
 // message of the first one req breaks, or "".
 func (u *Upstream) violation(req *request) string {
 	u.mu.Lock()
-	keys := u.signer
+	keys, unbound := u.signer, u.unbound
 	u.mu.Unlock()
 	for _, rule := range []func(*request) string{
 		nonEmptyRule,
-		keys.blockRule,
+		func(req *request) string { return keys.blockRule(req, !unbound) },
+		thinkingConfigRule,
 		finalTurnRule,
 		contextEditRule,
 		u.unmodifiedRule,
@@ -50,9 +56,11 @@ func nonEmptyRule(req *request) string {
 }
 
 // blockRule checks every thinking block's signature and every redacted
-// payload against the instance's current key, and that no assistant
-// message ends in thinking.
-func (s signer) blockRule(req *request) string {
+// payload against the instance's current key, each signature's binding to
+// the conversation before its message, and that no assistant message ends
+// in thinking.
+func (s signer) blockRule(req *request, bind bool) string {
+	var bound [][]byte
 	for i, m := range req.messages {
 		if m.role != "assistant" {
 			continue
@@ -70,6 +78,12 @@ func (s signer) blockRule(req *request) string {
 				sig, _ := b.str("signature")
 				if !s.validThinkingSignature(text, sig) {
 					return fmt.Sprintf(msgBadSignature, i, j)
+				}
+				if bind && bound == nil {
+					bound = prefixes(req)
+				}
+				if bind && !s.boundTo(sig, bound[i]) {
+					return fmt.Sprintf(msgBound, i, j)
 				}
 			case "redacted_thinking":
 				data, _ := b.str("data")
@@ -191,4 +205,25 @@ func (u *Upstream) unmodifiedRule(req *request) string {
 		return fmt.Sprintf(msgModified, i, len(m.blocks))
 	}
 	return ""
+}
+
+// thinkingConfigRule checks the thinking config as the API does: enabled
+// thinking needs a budget of at least 1024 tokens, below max_tokens; an
+// effort must be one of the API's.
+func thinkingConfigRule(req *request) string {
+	if req.thinkingType == "enabled" {
+		switch b := req.budgetTokens; {
+		case b == nil:
+			return msgNoBudget
+		case *b < 1024:
+			return msgSmallBudget
+		case req.maxTokens > 0 && *b >= req.maxTokens:
+			return msgBudgetOverMax
+		}
+	}
+	switch req.effort {
+	case "", "low", "medium", "high", "xhigh", "max":
+		return ""
+	}
+	return msgBadEffort
 }

@@ -293,13 +293,19 @@ var historyCases = []historyCase{
 	},
 }
 
+// TestStrictRejectsBrokenHistories checks each rule as a model that does
+// not bind signatures to their conversation applies it: the cases edit
+// earlier messages to break the rule they show, which a binding model
+// refuses first (see TestStrictBindsSignaturesToTheirConversation).
 func TestStrictRejectsBrokenHistories(t *testing.T) {
 	for _, tc := range historyCases {
 		t.Run(tc.name, func(t *testing.T) {
 			src := newUpstream(t, "a", tc.from)
+			src.BindSignatures(false)
 			dst := src
 			if !tc.self {
 				dst = newUpstream(t, "b", Strict)
+				dst.BindSignatures(false)
 			}
 			c := NewConversation(src.URL(), "session-1")
 			turn, err := tc.run(t, c, dst)
@@ -379,9 +385,50 @@ func TestStrictAcceptsValidHistories(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			up := newUpstream(t, "a", Strict)
+			up.BindSignatures(false) // the histories edit earlier messages
 			c := NewConversation(up.URL(), "session-1")
 			must(t)(tt.run(t, c))
 		})
+	}
+}
+
+// TestStrictBindsSignaturesToTheirConversation: a signature is refused
+// once anything before its message differs from when it was produced;
+// the prompt-caching mark that moves with the history does not count.
+func TestStrictBindsSignaturesToTheirConversation(t *testing.T) {
+	const bound = "messages.3.content.0: thinking block is bound to a different conversation: the system prompt, tools or earlier messages changed since it was produced"
+	for _, tc := range []struct {
+		name string
+		edit func(t *testing.T, c *Conversation)
+		want string
+	}{
+		{"nothing changed, the caching mark moved", func(t *testing.T, c *Conversation) {}, ""},
+		{"an earlier message lost its thinking", func(t *testing.T, c *Conversation) { editContent(t, c, 1, without("thinking")) }, bound},
+		{"an earlier message's thinking became an unsigned block", func(t *testing.T, c *Conversation) {
+			editContent(t, c, 1, func(b []json.RawMessage) []json.RawMessage {
+				return append([]json.RawMessage{json.RawMessage(`{"type":"thinking","thinking":"","signature":""}`)}, b[1:]...)
+			})
+		}, "messages.1.content.0: Invalid `signature` in `thinking` block"},
+		{"an earlier user message changed", func(t *testing.T, c *Conversation) {
+			c.Messages[0] = json.RawMessage(`{"role":"user","content":[{"type":"text","text":"something else"}]}`)
+		}, "messages.1.content.0: thinking block is bound to a different conversation: the system prompt, tools or earlier messages changed since it was produced"},
+	} {
+		for _, on := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/bound %v", tc.name, on), func(t *testing.T) {
+				up := newUpstream(t, "a", Strict)
+				up.BindSignatures(on)
+				c := NewConversation(up.URL(), "session-1")
+				must(t)(c.Say("hi"))
+				must(t)(c.Say("again"))
+				tc.edit(t, c)
+				turn, err := c.Say("and more")
+				if tc.want == "" || !on && strings.Contains(tc.want, "bound") {
+					must(t)(turn, err)
+					return
+				}
+				wantInvalid(t, turn, err, tc.want)
+			})
+		}
 	}
 }
 
