@@ -15,18 +15,22 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
 )
 
-// TestSoak runs 50 conversations of 20 turns at once, each switching at
-// random among four backends (one of which serves a model that cannot
-// think, which the gateway must learn; one conversation in five names no
-// session, so that these share one scope and only their histories tell
-// them apart), while the config is reloaded every
+// TestSoak runs 50 conversations of 20 turns at once (one turn in three a
+// tool call and its result), each switching at random among seven backends
+// (one serves a model that cannot think, two want thinking back on tool
+// calls or on every message, as Kimi and DeepSeek V4 do, one takes only
+// adaptive thinking, as MiniMax M3 does: the gateway must learn each; one
+// conversation in five names no session, so that these share one scope and
+// only their histories tell them apart), while the config is reloaded every
 // soakReloadInterval and Caddy is restarted once, halfway (the registry
 // persists in storage). At the restart the Anthropic-like backend also
 // changes its signing key, so that it refuses everything it signed before:
 // the safety net absorbs those refusals. No client may see a 4xx, every
 // backend must get back exactly the blocks it produced for each
-// conversation (for Anthropic, those signed since the new key), every
-// upstream 4xx must be a replayed refusal, and once the traffic stops
+// conversation (for Anthropic, those signed since the new key, which it
+// binds to their conversation), nothing learned may be refused again after
+// the restart, every upstream 4xx must be a replayed refusal, and once the
+// traffic stops
 // goroutines and heap must return to where they were.
 // soakReloadInterval is how often the soak reloads the config: often enough
 // for several reloads to land in every phase of the traffic. Each reload
@@ -36,10 +40,16 @@ const soakReloadInterval = 400 * time.Millisecond
 
 func TestSoak(t *testing.T) {
 	const conversations, turns = 50, 20
-	flavors := map[string]llmtest.Flavor{"anthropic": llmtest.Strict, "glm": llmtest.Lenient, "ollama": llmtest.Unsigned, "local": llmtest.Unsigned}
-	backends := []string{"anthropic", "glm", "ollama", "local"}
+	flavors := map[string]llmtest.Flavor{"anthropic": llmtest.Strict, "glm": llmtest.Lenient, "ollama": llmtest.Unsigned, "local": llmtest.Unsigned,
+		"kimi": llmtest.Lenient, "deepseek": llmtest.Lenient, "minimax": llmtest.Lenient}
+	backends := []string{"anthropic", "glm", "ollama", "local", "kimi", "deepseek", "minimax"}
 	g := newGateway(t, flavors, "", byHeader)
 	g.upstreams["local"].RefuseThinking("claude-sonnet-4-5")
+	// Backends whose shape the gateway learns from their refusals.
+	g.upstreams["kimi"].WantThinkingBack(llmtest.KimiThinkingBack)
+	g.upstreams["deepseek"].WantThinkingBack(llmtest.DeepSeekThinkingBack)
+	g.upstreams["minimax"].RefuseThinkingType(llmtest.MiniMaxRefusesEnabled, "claude-sonnet-4-5")
+	learners := []string{"local", "kimi", "deepseek", "minimax"}
 	runtime.GC()
 	baseGoroutines := runtime.NumGoroutine()
 	var base runtime.MemStats
@@ -74,7 +84,10 @@ func TestSoak(t *testing.T) {
 	phase(0, turns/2)
 	stopReloads()
 	retriedBefore := g.stats().Retries // the counters start again with the process
-	localBefore := refusals(g.upstreams["local"])
+	learnedBefore := map[string]int{}
+	for _, name := range learners {
+		learnedBefore[name] = refusals(g.upstreams[name])
+	}
 	restartCaddy(t, g)
 	g.upstreams["anthropic"].RotateKey()
 	for _, sc := range convs {
@@ -97,12 +110,16 @@ func TestSoak(t *testing.T) {
 			}
 		}
 	}
-	localRefusals := refusals(g.upstreams["local"])
-	if localRefusals == 0 {
-		t.Error("the model that cannot think was never refused thinking: the soak proves nothing about it")
-	}
-	if localRefusals != localBefore {
-		t.Errorf("the model that cannot think was refused thinking %d times after the restart: what was learned was not kept", localRefusals-localBefore)
+	learnedRefusals := 0
+	for _, name := range learners {
+		n := refusals(g.upstreams[name])
+		learnedRefusals += n
+		if n == 0 {
+			t.Errorf("%s never refused anything: the soak proves nothing about it", name)
+		}
+		if n != learnedBefore[name] {
+			t.Errorf("%s refused %d times after the restart: what was learned was not kept", name, n-learnedBefore[name])
+		}
 	}
 	if reloads.Load() < 2 {
 		t.Errorf("only %d reloads happened during the traffic", reloads.Load())
@@ -126,9 +143,9 @@ func TestSoak(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	t.Logf("soak: %d requests, %d switches, %d reloads, 1 restart, %d upstream 4xx absorbed (%d of them refusing thinking to a model that cannot think), %d client errors, "+
+	t.Logf("soak: %d requests, %d switches, %d reloads, 1 restart, %d upstream 4xx absorbed (%d of them by backends whose model or shape was learned), %d client errors, "+
 		"peak heap %d MiB (baseline %d MiB, after %d MiB), %d goroutines after (%d before), %s",
-		requests, switches, reloads.Load(), refused, localRefusals, clientErrors.Load(), peak()>>20, base.HeapAlloc>>20, after.heap>>20,
+		requests, switches, reloads.Load(), refused, learnedRefusals, clientErrors.Load(), peak()>>20, base.HeapAlloc>>20, after.heap>>20,
 		after.goroutines, baseGoroutines, elapsed.Round(time.Millisecond))
 }
 
@@ -154,8 +171,10 @@ func newSoakConversation(g *gateway, id string, anonymous bool, transport http.R
 	return &soakConversation{c: c, rng: rng, own: map[string][]int{}}
 }
 
-// turn sends one turn to a random backend and checks that the backend got
-// exactly its own blocks of this conversation.
+// turn sends one turn to a random backend, one time in three a tool call
+// and its result, and checks that the backend got exactly its own blocks of
+// this conversation on each request (besides the empty ones a backend that
+// wants thinking back gets on messages without its own).
 func (sc *soakConversation) turn(g *gateway, backends []string) error {
 	backend := backends[sc.rng.IntN(len(backends))]
 	if sc.last != "" && backend != sc.last {
@@ -163,8 +182,19 @@ func (sc *soakConversation) turn(g *gateway, backends []string) error {
 	}
 	sc.last = backend
 	sc.c.Header.Set("X-Backend", backend)
+	if sc.rng.IntN(3) == 0 {
+		if err := sc.send(g, backend, func() (*llmtest.Turn, error) { return sc.c.Say("[tool] soak turn") }); err != nil {
+			return err
+		}
+		return sc.send(g, backend, func() (*llmtest.Turn, error) { return sc.c.ToolResult("soak result") })
+	}
+	return sc.send(g, backend, func() (*llmtest.Turn, error) { return sc.c.Say("soak turn") })
+}
+
+// send sends one request of a turn to backend and checks what it got.
+func (sc *soakConversation) send(g *gateway, backend string, request func() (*llmtest.Turn, error)) error {
 	before := llmtest.ThinkingBlocks(sc.c.Messages)
-	turn, err := sc.c.Say("soak turn")
+	turn, err := request()
 	sc.requests++
 	if err != nil {
 		return err
@@ -176,9 +206,17 @@ func (sc *soakConversation) turn(g *gateway, backends []string) error {
 	if len(got) == 0 {
 		return fmt.Errorf("%s received nothing", backend)
 	}
-	blocks, err := llmtest.RequestThinkingBlocks(got[len(got)-1].Body)
+	sent, err := llmtest.RequestThinkingBlocks(got[len(got)-1].Body)
 	if err != nil {
 		return err
+	}
+	var blocks []json.RawMessage
+	for _, b := range sent {
+		if string(b) != filler {
+			blocks = append(blocks, b)
+		} else if backend != "kimi" && backend != "deepseek" {
+			return fmt.Errorf("%s got a filler", backend)
+		}
 	}
 	var want []json.RawMessage
 	for _, i := range sc.own[backend] {
