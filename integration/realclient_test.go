@@ -195,3 +195,63 @@ func TestRealClaudeCodeThroughTransportAnthropic(t *testing.T) {
 	}
 	t.Logf("%d requests, all under qwen3-coder; %d of %d blocks replayed", len(local.Requests()), len(got), len(own))
 }
+
+// TestRealClaudeCodeKimiAfterAnAnthropicToolLoop runs the real client
+// through a tool loop on a strict Anthropic backend, which binds its
+// signatures to their conversation, then --continue with a tool loop on a
+// Kimi-style backend, which refuses a tool call message without thinking,
+// and --continue back on Anthropic. The client sees no error; Kimi gets
+// none of Anthropic's blocks, its refusal is absorbed once and learned;
+// Anthropic gets every block it produced for the main thread back.
+func TestRealClaudeCodeKimiAfterAnAnthropicToolLoop(t *testing.T) {
+	claude := realClient(t)
+	g := newGateway(t, map[string]llmtest.Flavor{"anthropic": llmtest.Strict, "kimi": llmtest.Lenient}, "anthropic")
+	anthropic, kimi := g.upstreams["anthropic"], g.upstreams["kimi"]
+	kimi.WantThinkingBack(llmtest.KimiThinkingBack)
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, "project"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	out := claudeRun(t, claude, home, g.url(), "[tool] list the files here", "--allowedTools", "Bash")
+	t.Logf("run 1 on anthropic printed: %s", strings.TrimSpace(out))
+	if n := len(anthropic.Requests()); n < 2 {
+		t.Fatalf("anthropic got %d requests: the tool loop did not run", n)
+	}
+	own := mainThreadSignatures(anthropic)
+
+	g.use("kimi")
+	out = claudeRun(t, claude, home, g.url(), "--continue", "[tool] now on kimi", "--allowedTools", "Bash")
+	t.Logf("run 2 on kimi printed: %s", strings.TrimSpace(out))
+	fillers := 0
+	for _, r := range kimi.Requests() {
+		if r.Status != 200 {
+			continue
+		}
+		for _, sig := range requestSignatures(t, r.Body) {
+			switch {
+			case sig == "":
+				fillers++
+			case !strings.HasPrefix(sig, "glm."):
+				t.Errorf("kimi received a block it did not produce: %q", sig)
+			}
+		}
+	}
+	if fillers == 0 || refusals(kimi) > 1 {
+		t.Errorf("kimi got %d empty blocks and refused %d times", fillers, refusals(kimi))
+	}
+
+	g.use("anthropic")
+	out = claudeRun(t, claude, home, g.url(), "--continue", "and back")
+	t.Logf("run 3 on anthropic printed: %s", strings.TrimSpace(out))
+	got := requestSignatures(t, lastMainRequest(t, anthropic).Body)
+	if !slices.Equal(got, own) {
+		t.Errorf("back on anthropic, the main thread sent %d blocks, want its own %d:\n got %q\nwant %q", len(got), len(own), got, own)
+	}
+	if n := refusals(anthropic); n != 0 {
+		t.Errorf("anthropic refused %d times", n)
+	}
+	learned := g.stats().Capabilities
+	t.Logf("anthropic: %d requests, %d of its blocks back; kimi: %d requests, %d refused, %d empty blocks; learned %+v",
+		len(anthropic.Requests()), len(got), len(kimi.Requests()), refusals(kimi), fillers, learned)
+}

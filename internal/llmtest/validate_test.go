@@ -403,6 +403,9 @@ func TestStrictBindsSignaturesToTheirConversation(t *testing.T) {
 		want string
 	}{
 		{"nothing changed, the caching mark moved", func(t *testing.T, c *Conversation) {}, ""},
+		{"an earlier user message sent as the string its text block stands for", func(t *testing.T, c *Conversation) {
+			c.Messages[2] = json.RawMessage(`{"role":"user","content":"again"}`)
+		}, ""},
 		{"an earlier message lost its thinking", func(t *testing.T, c *Conversation) { editContent(t, c, 1, without("thinking")) }, bound},
 		{"an earlier message's thinking became an unsigned block", func(t *testing.T, c *Conversation) {
 			editContent(t, c, 1, func(b []json.RawMessage) []json.RawMessage {
