@@ -111,3 +111,29 @@ func BenchmarkReadCold1MiB(b *testing.B) {
 		req.Release()
 	}
 }
+
+// BenchmarkRewrite1MiBThinkingBack strips every block for a backend that
+// wants thinking back on every assistant message (DeepSeek V4), as after
+// a switch to it: each message gets the empty block in front.
+func BenchmarkRewrite1MiBThinkingBack(b *testing.B) {
+	body := fixtureOfSize(b, 1<<20)
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		req, err := Parse(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		actions := make([]Action, len(req.Blocks()))
+		for i := range actions {
+			actions[i] = Strip
+		}
+		req.WantThinkingBack(ThinkingBackEverywhere)
+		req.Retype("adaptive")
+		_, res, err := req.Rewrite(actions)
+		if err != nil || res.Backfilled == 0 {
+			b.Fatal(err, res)
+		}
+		req.Release()
+	}
+}

@@ -183,8 +183,9 @@ func (r *Request) backfill(rw *rewrite) {
 	if r.thinkingBack == NoThinkingBack || !thinkingOn(string(r.thinkingType)) || rw.res.DroppedThinkingConfig {
 		return
 	}
+	last := r.lastRole()
 	for mi := range r.messages {
-		if !r.wantsThinking(mi) || r.holdsThinking(rw, mi) {
+		if !r.wantsThinking(mi, last) || r.holdsThinking(rw, mi) {
 			continue
 		}
 		if !rw.touched[mi] {
@@ -201,8 +202,9 @@ func (r *Request) mayBackfill(actions []Action) bool {
 	if r.thinkingBack == NoThinkingBack || !thinkingOn(string(r.thinkingType)) {
 		return false
 	}
+	last := r.lastRole()
 	for mi := range r.messages {
-		if !r.wantsThinking(mi) {
+		if !r.wantsThinking(mi, last) {
 			continue
 		}
 		if !slices.ContainsFunc(r.parts(mi), func(p part) bool { return p.typ.isThinking() && actions[p.block] == Keep }) {
@@ -212,10 +214,11 @@ func (r *Request) mayBackfill(actions []Action) bool {
 	return false
 }
 
-// wantsThinking reports whether message mi is one WantThinkingBack names.
-func (r *Request) wantsThinking(mi int) bool {
+// wantsThinking reports whether message mi is one WantThinkingBack names;
+// last is the last message of role user or assistant (see lastRole).
+func (r *Request) wantsThinking(mi, last int) bool {
 	m := r.msg(mi)
-	if m.role != assistantRole || mi == r.lastRole() {
+	if m.role != assistantRole || mi == last {
 		return false
 	}
 	if r.thinkingBack == ThinkingBackEverywhere {

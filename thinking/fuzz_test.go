@@ -263,7 +263,7 @@ func checkFitted(t *testing.T, body []byte, actions []Action, seed uint64) {
 	}
 	after.WantThinkingBack(tb)
 	for mi := range after.messages {
-		if after.wantsThinking(mi) {
+		if after.wantsThinking(mi, after.lastRole()) {
 			if !slices.ContainsFunc(after.parts(mi), func(p part) bool { return p.typ.isThinking() }) {
 				t.Fatalf("message %d must hold thinking:\n%s", mi, out)
 			}
