@@ -36,6 +36,10 @@ const (
 // servers require the field.
 const filler = `{"type":"thinking","thinking":"","signature":""}`
 
+// fillerBlock is filler as the pieces of a rewrite hold it, shared: pieces
+// are only ever read.
+var fillerBlock = []byte(filler)
+
 // WantThinkingBack makes the next Rewrite (or RewriteCautiously) give each
 // assistant message that tb names a thinking block at its front when,
 // after the actions, it holds none, while the request turns thinking on.
@@ -242,7 +246,7 @@ func (r *Request) holdsThinking(rw *rewrite, mi int) bool {
 // block after.
 func (r *Request) withThinking(rw *rewrite, mi int) []piece {
 	pl := rw.plans[mi]
-	front := piece{typ: thinkingPart, raw: []byte(filler), block: -1, filled: true}
+	front := piece{typ: thinkingPart, raw: fillerBlock, block: -1, filled: true}
 	at := slices.IndexFunc(pl, func(p piece) bool { return p.converted && p.typ == textPart })
 	if at >= 0 {
 		lit := r.thinkingLiteral(mi, pl[at].block)
