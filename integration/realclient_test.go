@@ -51,6 +51,17 @@ func claudeRun(t *testing.T, claude, home, baseURL string, args ...string) strin
 	return string(out)
 }
 
+// claudeHome returns a home for the real client, with the project
+// directory it runs in.
+func claudeHome(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, "project"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
 // signatureDelta finds the signatures a stream handed out.
 var signatureDelta = regexp.MustCompile(`"signature_delta","signature":"([^"]+)"`)
 
@@ -110,10 +121,7 @@ func lastMainRequest(t *testing.T, u *llmtest.Upstream) llmtest.Received {
 func TestRealClaudeCodeSubagentAcrossSwitches(t *testing.T) {
 	claude := realClient(t)
 	g := newGateway(t, anthropicAndGLM, "anthropic")
-	home := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(home, "project"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	home := claudeHome(t)
 	anthropic, glm := g.upstreams["anthropic"], g.upstreams["glm"]
 
 	out := claudeRun(t, claude, home, g.url(), "[agent] explore this project")
@@ -168,10 +176,7 @@ func TestRealClaudeCodeThroughTransportAnthropic(t *testing.T) {
 		withBlock("local", "transport anthropic {\n\t\t\tmodel * qwen3-coder\n\t\t}"))
 	local := g.upstreams["local"]
 	local.ServeModel("qwen3-coder")
-	home := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(home, "project"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	home := claudeHome(t)
 
 	out := claudeRun(t, claude, home, g.url(), "hello")
 	t.Logf("run 1 printed: %s", strings.TrimSpace(out))
@@ -208,10 +213,7 @@ func TestRealClaudeCodeKimiAfterAnAnthropicToolLoop(t *testing.T) {
 	g := newGateway(t, map[string]llmtest.Flavor{"anthropic": llmtest.Strict, "kimi": llmtest.Lenient}, "anthropic")
 	anthropic, kimi := g.upstreams["anthropic"], g.upstreams["kimi"]
 	kimi.WantThinkingBack(llmtest.KimiThinkingBack)
-	home := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(home, "project"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	home := claudeHome(t)
 
 	out := claudeRun(t, claude, home, g.url(), "[tool] list the files here", "--allowedTools", "Bash")
 	t.Logf("run 1 on anthropic printed: %s", strings.TrimSpace(out))

@@ -9,8 +9,9 @@ import (
 )
 
 // benchmarkRewrite parses a body and rewrites it with every block given the
-// same action, as the request path does.
-func benchmarkRewrite(b *testing.B, size int, a Action) {
+// same action, fitted for its backend by fit when there is one, as the
+// request path does.
+func benchmarkRewrite(b *testing.B, size int, a Action, fit ...func(*Request)) {
 	body := fixtureOfSize(b, size)
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
@@ -22,6 +23,9 @@ func benchmarkRewrite(b *testing.B, size int, a Action) {
 		actions := make([]Action, len(req.Blocks()))
 		for i := range actions {
 			actions[i] = a
+		}
+		for _, f := range fit {
+			f(req)
 		}
 		if _, _, err := req.Rewrite(actions); err != nil {
 			b.Fatal(err)
@@ -113,27 +117,12 @@ func BenchmarkReadCold1MiB(b *testing.B) {
 }
 
 // BenchmarkRewrite1MiBThinkingBack strips every block for a backend that
-// wants thinking back on every assistant message (DeepSeek V4), as after
-// a switch to it: each message gets the empty block in front.
+// wants thinking back on every assistant message and takes only adaptive
+// thinking, as after a switch to one: each message gets the empty block in
+// front, and the config changes type.
 func BenchmarkRewrite1MiBThinkingBack(b *testing.B) {
-	body := fixtureOfSize(b, 1<<20)
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		req, err := Parse(body)
-		if err != nil {
-			b.Fatal(err)
-		}
-		actions := make([]Action, len(req.Blocks()))
-		for i := range actions {
-			actions[i] = Strip
-		}
-		req.WantThinkingBack(ThinkingBackEverywhere)
-		req.Retype("adaptive")
-		_, res, err := req.Rewrite(actions)
-		if err != nil || res.Backfilled == 0 {
-			b.Fatal(err, res)
-		}
-		req.Release()
-	}
+	benchmarkRewrite(b, 1<<20, Strip, func(r *Request) {
+		r.WantThinkingBack(ThinkingBackEverywhere)
+		r.Retype("adaptive")
+	})
 }
