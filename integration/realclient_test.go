@@ -62,6 +62,21 @@ func claudeHome(t *testing.T) string {
 	return home
 }
 
+// backOnAnthropic switches the gateway back to anthropic, runs the real
+// client's third turn there, and checks that the main thread sent every
+// block anthropic produced for it, own; it returns what it sent.
+func backOnAnthropic(t *testing.T, g *gateway, claude, home string, own []string) []string {
+	t.Helper()
+	g.use("anthropic")
+	out := claudeRun(t, claude, home, g.url(), "--continue", "and back")
+	t.Logf("run 3 on anthropic printed: %s", strings.TrimSpace(out))
+	got := requestSignatures(t, lastMainRequest(t, g.upstreams["anthropic"]).Body)
+	if !slices.Equal(got, own) {
+		t.Errorf("back on anthropic, the main thread sent %d blocks, want its own %d:\n got %q\nwant %q", len(got), len(own), got, own)
+	}
+	return got
+}
+
 // signatureDelta finds the signatures a stream handed out.
 var signatureDelta = regexp.MustCompile(`"signature_delta","signature":"([^"]+)"`)
 
@@ -146,13 +161,7 @@ func TestRealClaudeCodeSubagentAcrossSwitches(t *testing.T) {
 		}
 	}
 
-	g.use("anthropic")
-	out = claudeRun(t, claude, home, g.url(), "--continue", "and back")
-	t.Logf("run 3 on anthropic printed: %s", strings.TrimSpace(out))
-	got := requestSignatures(t, lastMainRequest(t, anthropic).Body)
-	if !slices.Equal(got, own) {
-		t.Errorf("back on anthropic, the main thread sent %d blocks, want its own %d:\n got %q\nwant %q", len(got), len(own), got, own)
-	}
+	got := backOnAnthropic(t, g, claude, home, own)
 	for name, u := range g.upstreams {
 		for _, r := range u.Requests() {
 			if r.Status != 200 {
@@ -243,13 +252,7 @@ func TestRealClaudeCodeKimiAfterAnAnthropicToolLoop(t *testing.T) {
 		t.Errorf("kimi got %d empty blocks and refused %d times", fillers, refusals(kimi))
 	}
 
-	g.use("anthropic")
-	out = claudeRun(t, claude, home, g.url(), "--continue", "and back")
-	t.Logf("run 3 on anthropic printed: %s", strings.TrimSpace(out))
-	got := requestSignatures(t, lastMainRequest(t, anthropic).Body)
-	if !slices.Equal(got, own) {
-		t.Errorf("back on anthropic, the main thread sent %d blocks, want its own %d:\n got %q\nwant %q", len(got), len(own), got, own)
-	}
+	got := backOnAnthropic(t, g, claude, home, own)
 	if n := refusals(anthropic); n != 0 {
 		t.Errorf("anthropic refused %d times", n)
 	}
