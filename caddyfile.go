@@ -1,15 +1,14 @@
 package llmthinking
 
 import (
-	"math"
 	"strconv"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
-	"github.com/dustin/go-humanize"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/option"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
 )
 
@@ -153,9 +152,9 @@ func (h *Handler) setSubdirective(d *caddyfile.Dispenser, sub, val string) error
 		}
 		h.MaxBlocks = n
 	case "orphan_ttl", "persist_interval", "memory_wait":
-		dur, err := caddy.ParseDuration(val)
+		dur, err := option.Duration(sub, val)
 		if err != nil {
-			return d.Errf("%s must be a duration such as 5m, got %q", sub, val)
+			return d.Err(err.Error())
 		}
 		switch sub {
 		case "orphan_ttl":
@@ -166,9 +165,9 @@ func (h *Handler) setSubdirective(d *caddyfile.Dispenser, sub, val string) error
 			h.MemoryWait = caddy.Duration(dur)
 		}
 	case "retry_on_reject", "persist":
-		on, ok := map[string]bool{"on": true, "off": false}[val]
-		if !ok {
-			return d.Errf("%s takes on or off, got %q", sub, val)
+		on, err := option.OnOff(sub, val)
+		if err != nil {
+			return d.Err(err.Error())
 		}
 		if sub == "persist" {
 			h.Persist = &on
@@ -176,17 +175,17 @@ func (h *Handler) setSubdirective(d *caddyfile.Dispenser, sub, val string) error
 			h.RetryOnReject = &on
 		}
 	case "max_body_size", "max_response_size", "memory_budget":
-		size, err := humanize.ParseBytes(val)
-		if err != nil || size > math.MaxInt64 {
-			return d.Errf("%s must be a size such as 32MiB, got %q", sub, val)
+		size, err := option.Size(sub, val)
+		if err != nil {
+			return d.Err(err.Error())
 		}
 		switch sub {
 		case "max_body_size":
-			h.MaxBodySize = int64(size)
+			h.MaxBodySize = size
 		case "max_response_size":
-			h.MaxResponseSize = int64(size)
+			h.MaxResponseSize = size
 		default:
-			h.MemoryBudget = int64(size)
+			h.MemoryBudget = size
 		}
 	default:
 		return d.Errf("unrecognized llm_thinking subdirective %q", sub)

@@ -16,6 +16,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
 )
@@ -24,8 +26,8 @@ import (
 // passes it on, observing the response. A refusal for thinking that still
 // comes back is replayed once, repaired, and never reaches the client.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-	ep := endpointOf(r)
-	if ep == otherEndpoint {
+	ep, _ := messagesapi.EndpointOf(r)
+	if ep == messagesapi.Other {
 		return next.ServeHTTP(w, r)
 	}
 	repl := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer)
@@ -55,11 +57,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return h.refuseBody(w, nil, t, err)
 	}
 	defer out.close()
-	req := policy.Request{Body: in.bytes(), Header: r.Header, Backend: backend, ReadOnly: ep != messagesEndpoint, Out: out.room()}
+	req := policy.Request{Body: in.bytes(), Header: r.Header, Backend: backend, ReadOnly: ep != messagesapi.Messages, Out: out.room()}
 	plan := h.plan(req, nil)
 	setBody(r, plan, in, out)
 	publish(w, repl, plan)
-	if ep == messagesEndpoint {
+	if ep == messagesapi.Messages {
 		// A stream is never compressed; an answer to rewrite must not be.
 		narrowAcceptEncoding(r, plan.Stream || h.rewritesAnswers())
 	}
@@ -115,8 +117,8 @@ func replayRequest(r *http.Request) *http.Request {
 // forward passes the request on with w wrapped in an observer, which it
 // returns once the response is done.
 func (h *Handler) forward(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, t *memoryTicket, repl *caddy.Replacer,
-	plan policy.Plan, backend string, ep endpoint, hold bool) (*observer, error) {
-	ow := h.newObserver(w, t, repl, backend, plan, ep == messagesEndpoint, hold)
+	plan policy.Plan, backend string, ep messagesapi.Endpoint, hold bool) (*observer, error) {
+	ow := h.newObserver(w, t, repl, backend, plan, ep == messagesapi.Messages, hold)
 	completed := false
 	defer func() { ow.finish(!completed) }()
 	err := next.ServeHTTP(ow, r)
@@ -131,30 +133,6 @@ func restoreHeader(h, before http.Header) {
 	for k, v := range before {
 		h[k] = v
 	}
-}
-
-// endpoint is the Messages API endpoint a request targets.
-type endpoint uint8
-
-const (
-	otherEndpoint endpoint = iota
-	messagesEndpoint
-	countTokensEndpoint
-)
-
-// endpointOf matches by path suffix, so a gateway can serve the API under a
-// prefix; the query (Claude Code sends ?beta=true) does not matter.
-func endpointOf(r *http.Request) endpoint {
-	if r.Method != http.MethodPost {
-		return otherEndpoint
-	}
-	switch p := strings.TrimSuffix(r.URL.Path, "/"); {
-	case strings.HasSuffix(p, "/v1/messages"):
-		return messagesEndpoint
-	case strings.HasSuffix(p, "/v1/messages/count_tokens"):
-		return countTokensEndpoint
-	}
-	return otherEndpoint
 }
 
 // unreadable says why a request body cannot be a plain JSON Messages body,
@@ -177,7 +155,7 @@ func unreadable(r *http.Request) string {
 // after refusal when it is not nil, and logs the outcome. A panic in the
 // policy (a bug) is logged and the body forwarded as it came.
 func (h *Handler) plan(req policy.Request, refusal *policy.Refusal) (plan policy.Plan) {
-	defer recoverBug(h.logger, req.Backend, func() { plan = policy.Plan{Body: req.Body, Passthrough: errInternal} })
+	defer guard.Recover(h.logger, "handler", req.Backend, func() { plan = policy.Plan{Body: req.Body, Passthrough: errInternal} })
 	if refusal != nil {
 		plan = h.policy.Replay(req, *refusal)
 	} else {

@@ -5,28 +5,6 @@ import (
 	"testing"
 )
 
-func TestEndpointOf(t *testing.T) {
-	tests := []struct {
-		method, target string
-		want           endpoint
-	}{
-		{"POST", "/v1/messages?beta=true", messagesEndpoint},
-		{"POST", "/v1/messages", messagesEndpoint},
-		{"POST", "/anthropic/v1/messages/", messagesEndpoint},
-		{"POST", "/v1/messages/count_tokens?beta=true", countTokensEndpoint},
-		{"GET", "/v1/messages", otherEndpoint},
-		{"POST", "/v1/models", otherEndpoint},
-		{"POST", "/v1/messages/batches", otherEndpoint},
-		{"POST", "/v1/chat/completions", otherEndpoint},
-	}
-	for _, tt := range tests {
-		r := httptest.NewRequest(tt.method, tt.target, nil)
-		if got := endpointOf(r); got != tt.want {
-			t.Errorf("%s %s: endpoint %d, want %d", tt.method, tt.target, got, tt.want)
-		}
-	}
-}
-
 func TestUnreadable(t *testing.T) {
 	tests := []struct {
 		contentType, encoding string

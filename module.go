@@ -14,14 +14,13 @@ package llmthinking
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/option"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 	// The reverse_proxy transports openai and anthropic register with the
@@ -251,9 +250,8 @@ func (h *Handler) Validate() error {
 		{"think_tags_replay", h.ThinkTagsReplay, []string{thinkTagsReplayTags, thinkTagsReplayThinking}},
 		{"response_model", h.ResponseModel, []string{responseModelUpstream, responseModelRequested}},
 	} {
-		if v.value != "" && !slices.Contains(v.allowed, v.value) {
-			last := len(v.allowed) - 1
-			return fmt.Errorf("llm_thinking: %s must be %s or %s, got %q", v.name, strings.Join(v.allowed[:last], ", "), v.allowed[last], v.value)
+		if err := option.OneOf(v.name, v.value, v.allowed...); err != nil {
+			return fmt.Errorf("llm_thinking: %w", err)
 		}
 	}
 	switch {

@@ -3,7 +3,6 @@ package llmthinking
 import (
 	"errors"
 	"io"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -11,6 +10,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/modelname"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
@@ -91,12 +92,12 @@ func (o *observer) start(status int) {
 		o.answeredBy(status)
 	}
 	hdr := o.Header()
-	mediaType, _, _ := mime.ParseMediaType(hdr.Get("Content-Type"))
+	mediaType := messagesapi.MediaType(hdr)
 	length, err := strconv.ParseInt(hdr.Get("Content-Length"), 10, 64)
 	if err != nil {
 		length = -1
 	}
-	if status == http.StatusBadRequest && o.hold && mediaType == "application/json" {
+	if status == http.StatusBadRequest && o.hold && mediaType == messagesapi.JSON {
 		o.held = o.holdAnswer(maxHeld, length)
 		return
 	}
@@ -106,11 +107,11 @@ func (o *observer) start(status int) {
 	encoding := strings.ToLower(strings.TrimSpace(hdr.Get("Content-Encoding")))
 	identity := encoding == "" || encoding == "identity"
 	switch {
-	case mediaType == "text/event-stream" && identity:
+	case mediaType == messagesapi.EventStream && identity:
 		o.sse = streaming.NewSSE(o.register)
-	case mediaType == "application/json" && (identity || encoding == "gzip" || encoding == "x-gzip"):
+	case mediaType == messagesapi.JSON && (identity || encoding == "gzip" || encoding == "x-gzip"):
 		o.answer, o.encoding, o.remaining = o.holdAnswer(o.h.MaxResponseSize, length), encoding, length
-	case mediaType == "text/event-stream" || mediaType == "application/json":
+	case mediaType == messagesapi.EventStream || mediaType == messagesapi.JSON:
 		// Only an upstream that ignored the narrowed Accept-Encoding gets here.
 		o.h.logger.Warn("thinking.unobserved_response",
 			zap.String("reason", "response is in an encoding llm_thinking cannot read"),
@@ -180,7 +181,7 @@ func (o *observer) send(p []byte) (int, error) {
 // observe feeds p to the observer. It must never break the response: a
 // panic here is a bug in observation, so observation stops.
 func (o *observer) observe(p []byte) {
-	defer recoverBug(o.h.logger, o.backend, o.stop)
+	defer guard.Recover(o.h.logger, "handler", o.backend, o.stop)
 	if o.sse != nil {
 		o.sse.Write(p)
 		return
@@ -248,7 +249,7 @@ func (o *observer) finish(aborted bool) {
 			o.drop()
 		}
 	}()
-	defer recoverBug(o.h.logger, o.backend, o.stop)
+	defer guard.Recover(o.h.logger, "handler", o.backend, o.stop)
 	aborted = aborted || o.failed
 	switch {
 	case o.whole && !aborted:

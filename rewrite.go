@@ -8,6 +8,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/modelname"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinktags"
 )
@@ -55,7 +57,7 @@ func (o *observer) rewriteAnswer(mediaType string) {
 	h := o.h
 	renames := h.renamesModel() && o.requested != ""
 	switch mediaType {
-	case "text/event-stream":
+	case messagesapi.EventStream:
 		var w io.Writer = passWriter{o}
 		if h.readsTags() {
 			o.tags = thinktags.NewSSE(w, h.tagOptions(o.backend))
@@ -66,7 +68,7 @@ func (o *observer) rewriteAnswer(mediaType string) {
 			w = o.names
 		}
 		o.head = w
-	case "application/json":
+	case messagesapi.JSON:
 		if (h.readsTags() || renames) && o.answer != nil {
 			o.whole, o.remaining = true, -1 // the length changes
 		}
@@ -82,14 +84,14 @@ func (w passWriter) Write(p []byte) (int, error) { return w.o.pass(p) }
 // writeRewritten sends p through the stream's rewriters. A panic there (a
 // bug) is logged and the rest of the answer passes as it comes.
 func (o *observer) writeRewritten(p []byte) (n int, err error) {
-	defer recoverBug(o.h.logger, o.backend, func() { o.head, n, err = nil, len(p), nil })
+	defer guard.Recover(o.h.logger, "handler", o.backend, func() { o.head, n, err = nil, len(p), nil })
 	return o.head.Write(p)
 }
 
 // closeRewriters lets the stream's rewriters write what they hold back
 // and close the blocks they opened, when the answer ended.
 func (o *observer) closeRewriters() {
-	defer recoverBug(o.h.logger, o.backend, func() { o.head = nil })
+	defer guard.Recover(o.h.logger, "handler", o.backend, func() { o.head = nil })
 	if o.names != nil {
 		o.names.Close()
 	}
@@ -150,7 +152,7 @@ func (o *observer) rewriteJSON(body []byte) (out []byte, done func()) {
 		}
 		done = copied.close
 	}()
-	defer recoverBug(o.h.logger, o.backend, func() { out = body })
+	defer guard.Recover(o.h.logger, "handler", o.backend, func() { out = body })
 	out = body
 	if o.h.renamesModel() && o.requested != "" {
 		out, o.upstreamModel = modelname.RewriteJSON(out, o.requested)

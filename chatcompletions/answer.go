@@ -40,7 +40,7 @@ func TranslateAnswer(body []byte, opts AnswerOptions) ([]byte, error) {
 
 	thinking := reasoningOf(msg)
 	content := []byte(msg.Get("content").Str)
-	if len(thinking) == 0 {
+	if len(thinking) == 0 && !opts.NoTags {
 		thinking, content = splitWhole(content, opts.AssumeOpen)
 	}
 

@@ -130,3 +130,18 @@ func TestJSONTailRepairs(t *testing.T) {
 		t.Error("a whole object needs no repair")
 	}
 }
+
+// TestNoTags: with think_tags off, tags in the content are text, streamed
+// and not.
+func TestNoTags(t *testing.T) {
+	opts := testOptions()
+	opts.NoTags = true
+	body, err := TranslateAnswer([]byte(`{"choices":[{"message":{"content":"<think>plan</think>done"},"finish_reason":"stop"}]}`), opts)
+	if err != nil || !strings.Contains(string(body), `{"type":"text","text":"<think>plan</think>done"}`) || strings.Contains(string(body), `"thinking"`) {
+		t.Fatalf("%v: %s", err, body)
+	}
+	a, err := checkStream(translate(opts, sse(delta(`{"content":"<think>pl"}`), delta(`{"content":"an</think>done"}`), finish("stop"), "[DONE]")))
+	if err != nil || a.summary() != `[text "<think>plan</think>done"] end_turn` {
+		t.Fatalf("%v: %s", err, a.summary())
+	}
+}

@@ -119,6 +119,9 @@ type AnswerOptions struct {
 	// AssumeOpen says that the content starts inside a think section: the
 	// model omits the opening tag (DeepSeek-R1 style).
 	AssumeOpen bool
+	// NoTags says that <think> tags in the content are text like any
+	// other.
+	NoTags bool
 	// InputTokens stands in for the input usage when the server reports
 	// none (an estimate, see EstimateTokens).
 	InputTokens int

@@ -76,7 +76,10 @@ const (
 // NewStream returns a Stream for one answer.
 func NewStream(opts AnswerOptions) *Stream {
 	s := &Stream{opts: opts, modelLit: jsonstr.Quote(nil, []byte(opts.Model)), lastTool: -1}
-	if opts.AssumeOpen {
+	switch {
+	case opts.NoTags:
+		s.tags = plain
+	case opts.AssumeOpen:
 		s.tags, s.split = tagged, thinktags.NewSplitter(true, 1)
 	}
 	return s

@@ -28,27 +28,3 @@ func TestModelsCapable(t *testing.T) {
 		t.Error("no patterns must mean every model is capable")
 	}
 }
-
-func TestMatchGlob(t *testing.T) {
-	tests := []struct {
-		pattern, name string
-		want          bool
-	}{
-		{"*", "", true},
-		{"*", "abc", true},
-		{"a*c", "abbbc", true},
-		{"a*c", "abcd", false},
-		{"*b*", "abc", true},
-		{"a?c", "aéc", true},
-		{"a??c", "aéc", false},
-		{"**a", "ba", true},
-		{"a*b*c", "axxbyyc", true},
-		{"a*b*c", "axxbyy", false},
-		{"[a]", "[a]", true},
-	}
-	for _, tt := range tests {
-		if got := matchGlob(tt.pattern, tt.name); got != tt.want {
-			t.Errorf("matchGlob(%q, %q) = %v, want %v", tt.pattern, tt.name, got, tt.want)
-		}
-	}
-}

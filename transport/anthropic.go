@@ -11,7 +11,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/chatcompletions"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/modelname"
 )
 
@@ -74,11 +76,11 @@ func (t *Anthropic) Validate() error {
 // RoundTrip maps the model of a Messages request and names the model
 // asked for in its answer.
 func (t *Anthropic) RoundTrip(req *http.Request) (resp *http.Response, err error) {
-	ep, _ := endpointOf(req)
-	if ep == otherEndpoint || len(t.Models) == 0 {
+	ep, _ := messagesapi.EndpointOf(req)
+	if ep == messagesapi.Other || len(t.Models) == 0 {
 		return t.HTTPTransport.RoundTrip(req)
 	}
-	defer recoverRoundTrip(t.logger, &err)
+	defer guard.Recover(t.logger, "transport anthropic", "", failed(&err))
 	body, err := readBody(req)
 	switch {
 	case err == errTooLarge:
@@ -97,12 +99,12 @@ func (t *Anthropic) RoundTrip(req *http.Request) (resp *http.Response, err error
 	}
 	mapped := append(append(append([]byte(nil), body[:at]...), jsonstr.Quote(nil, []byte(model))...), body[at+len(lit):]...)
 	out := outgoing(req, mapped)
-	if ep == messagesEndpoint {
+	if ep == messagesapi.Messages {
 		// The answer is read to rename its model.
 		out.Header.Set("Accept-Encoding", "identity")
 	}
 	resp, err = t.HTTPTransport.RoundTrip(out)
-	if err != nil || ep != messagesEndpoint || resp.StatusCode != http.StatusOK {
+	if err != nil || ep != messagesapi.Messages || resp.StatusCode != http.StatusOK {
 		return resp, err
 	}
 	return t.rename(resp, string(asked))
@@ -114,8 +116,8 @@ func (t *Anthropic) rename(resp *http.Response, asked string) (*http.Response, e
 	if err != nil {
 		return nil, err
 	}
-	switch mediaType(resp) {
-	case "text/event-stream":
+	switch messagesapi.MediaType(resp.Header) {
+	case messagesapi.EventStream:
 		r := &renamingReader{src: body}
 		r.names = modelname.NewSSE(&r.out, asked)
 		streamBody(resp, &guardedBody{ReadCloser: r, logger: t.logger})
@@ -182,7 +184,7 @@ func (r *renamingReader) Close() error { return r.src.Close() }
 //
 //	transport anthropic {
 //	    model <pattern> <model>     # repeatable, first match wins
-//	    max_response_size <bytes>
+//	    max_response_size <size>
 //	}
 func (t *Anthropic) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return unmarshal(d, &t.HTTPTransport, func(d *caddyfile.Dispenser) (bool, error) {
@@ -190,7 +192,7 @@ func (t *Anthropic) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "model":
 			return true, parseModel(d, &t.Models)
 		case "max_response_size":
-			return true, parseInt(d, &t.MaxResponseSize)
+			return true, parseSize(d, &t.MaxResponseSize)
 		}
 		return false, nil
 	})

@@ -1,10 +1,10 @@
 package transport
 
 import (
-	"strconv"
-
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/option"
 )
 
 // unmarshal reads a transport block: the subdirectives own handles (it
@@ -67,8 +67,19 @@ func parseOne(d *caddyfile.Dispenser, dst *string) error {
 	return nil
 }
 
-// parseInt reads the one positive integer argument of a subdirective.
-func parseInt[N int | int64](d *caddyfile.Dispenser, dst *N) error {
+// parseCount reads the one positive integer argument of a subdirective.
+func parseCount(d *caddyfile.Dispenser, dst *int) error {
+	return parseWith(d, dst, option.Count)
+}
+
+// parseSize reads the one size argument of a subdirective ("8MiB", or
+// bytes).
+func parseSize(d *caddyfile.Dispenser, dst *int64) error {
+	return parseWith(d, dst, option.Size)
+}
+
+// parseWith reads the one argument of a subdirective with parse.
+func parseWith[N int | int64](d *caddyfile.Dispenser, dst *N, parse func(name, val string) (N, error)) error {
 	name := d.Val()
 	if *dst != 0 {
 		return d.Errf("%s: given twice", name)
@@ -77,10 +88,10 @@ func parseInt[N int | int64](d *caddyfile.Dispenser, dst *N) error {
 	if err := parseOne(d, &s); err != nil {
 		return err
 	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n <= 0 || int64(N(n)) != n {
-		return d.Errf("%s: want a positive number, got %q", name, s)
+	n, err := parse(name, s)
+	if err != nil {
+		return d.Err(err.Error())
 	}
-	*dst = N(n)
+	*dst = n
 	return nil
 }

@@ -70,6 +70,10 @@ func TestCaddyfile(t *testing.T) {
 			versions 1.1
 		}`, `{"dial_timeout":3000000000,"max_tokens":8192,"models":[{"match":"claude-*","model":"Qwen/Qwen3-32B"},{"match":"*","model":"other"}],"protocol":"openai","reasoning":"reasoning","think_tags":"open","thinking_switch":"chat_template_kwargs","versions":["1.1"]}`, ""},
 		{"openai alone", `transport openai`, `{"protocol":"openai"}`, ""},
+		{"sizes as the handler writes them, think tags off", `transport openai {
+			think_tags off
+			max_response_size 16MiB
+		}`, `{"max_response_size":16777216,"protocol":"openai","think_tags":"off"}`, ""},
 		{"anthropic", `transport anthropic {
 			model * qwen3-coder
 			keepalive 30s
@@ -86,7 +90,7 @@ func TestCaddyfile(t *testing.T) {
 		}`, "", "given twice"},
 		{"max_tokens not a number", `transport openai {
 			max_tokens lots
-		}`, "", "want a positive number"},
+		}`, "", "positive number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

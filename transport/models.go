@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/glob"
 )
 
 // ModelMap maps the models clients ask for that match a glob pattern to
@@ -25,7 +25,7 @@ type Models []ModelMap
 // whether a mapping changed it.
 func (m Models) Map(asked string) (string, bool) {
 	for _, mm := range m {
-		if policy.Match(mm.Match, asked) {
+		if glob.Match(mm.Match, asked) {
 			return mm.Model, mm.Model != asked
 		}
 	}

@@ -11,6 +11,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/chatcompletions"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/option"
 )
 
 func init() {
@@ -48,18 +51,22 @@ type OpenAI struct {
 	// (DeepSeek's and Kimi's {"type":"enabled"}).
 	ThinkingSwitch string `json:"thinking_switch,omitempty"`
 
-	// ThinkTags says how <think> tags in the content are read: "on"
-	// (default: content that opens with <think> starts with reasoning) or
-	// "open" (the model omits the opening tag, DeepSeek-R1 style: the
-	// content starts inside the section).
+	// ThinkTags says how <think> tags in the content are read, in the
+	// words of llm_thinking's think_tags: "on" (default: content that
+	// opens with <think> starts with reasoning), "open" (the model omits
+	// the opening tag, DeepSeek-R1 style: the content starts inside the
+	// section) or "off" (tags are text). The default differs from the
+	// handler's, which reads tags in any backend's text: a chat server's
+	// content is where such servers put their reasoning.
 	ThinkTags string `json:"think_tags,omitempty"`
 
 	// MaxTokens, when set, caps the max_tokens a request asks for: Claude
 	// Code asks for 32000, more than some local servers' context holds.
 	MaxTokens int `json:"max_tokens,omitempty"`
 
-	// MaxResponseSize bounds a JSON answer held to be translated (bytes,
-	// default 8 MiB); a larger one is an error. Streams are never held.
+	// MaxResponseSize bounds a JSON answer held to be translated (default
+	// 8 MiB; in the Caddyfile a size such as 8MiB); a larger one is an
+	// error. Streams are never held.
 	MaxResponseSize int64 `json:"max_response_size,omitempty"`
 
 	reasoning chatcompletions.Reasoning
@@ -97,10 +104,8 @@ func (t *OpenAI) Validate() error {
 	if _, err := chatcompletions.ParseThinkingSwitch(t.ThinkingSwitch); err != nil {
 		return fmt.Errorf("transport openai: %w", err)
 	}
-	switch t.ThinkTags {
-	case "", "on", "open":
-	default:
-		return fmt.Errorf("transport openai: unknown think_tags %q: want on or open", t.ThinkTags)
+	if err := option.OneOf("think_tags", t.ThinkTags, "off", "on", "open"); err != nil {
+		return fmt.Errorf("transport openai: %w", err)
 	}
 	if t.MaxTokens < 0 || t.MaxResponseSize < 0 {
 		return fmt.Errorf("transport openai: max_tokens and max_response_size cannot be negative")
@@ -114,11 +119,11 @@ func (t *OpenAI) Validate() error {
 // RoundTrip translates a Messages request, sends it and translates the
 // answer; any other request goes as the http transport sends it.
 func (t *OpenAI) RoundTrip(req *http.Request) (resp *http.Response, err error) {
-	ep, prefix := endpointOf(req)
-	if ep == otherEndpoint {
+	ep, prefix := messagesapi.EndpointOf(req)
+	if ep == messagesapi.Other {
 		return t.HTTPTransport.RoundTrip(req)
 	}
-	defer recoverRoundTrip(t.logger, &err)
+	defer guard.Recover(t.logger, "transport openai", "", failed(&err))
 	body, err := readBody(req)
 	switch {
 	case err == errTooLarge:
@@ -126,7 +131,7 @@ func (t *OpenAI) RoundTrip(req *http.Request) (resp *http.Response, err error) {
 	case err != nil:
 		return nil, err
 	}
-	if ep == countTokensEndpoint {
+	if ep == messagesapi.CountTokens {
 		// Chat-completions servers count no tokens: an estimate, from the
 		// text, without asking the upstream.
 		n := chatcompletions.EstimateTokens(body)
@@ -161,9 +166,9 @@ func (t *OpenAI) answer(resp *http.Response, tr chatcompletions.Translated, upst
 		replaceBody(resp, "application/json", chatcompletions.ErrorBody(resp.StatusCode, b))
 		return resp, nil
 	}
-	opts := chatcompletions.AnswerOptions{Model: tr.Model, ToolNames: tr.ToolNames, AssumeOpen: t.ThinkTags == "open",
+	opts := chatcompletions.AnswerOptions{Model: tr.Model, ToolNames: tr.ToolNames, AssumeOpen: t.ThinkTags == "open", NoTags: t.ThinkTags == "off",
 		InputTokens: tr.InputTokens, Sign: chatcompletions.DefaultSign(upstream)}
-	if mediaType(resp) == "text/event-stream" {
+	if messagesapi.MediaType(resp.Header) == messagesapi.EventStream {
 		r := chatcompletions.NewReader(body, chatcompletions.NewStream(opts))
 		streamBody(resp, &guardedBody{ReadCloser: readCloser{r, body}, logger: t.logger})
 		return resp, nil
@@ -188,9 +193,9 @@ func (t *OpenAI) answer(resp *http.Response, tr chatcompletions.Translated, upst
 //	    model <pattern> <model>     # repeatable, first match wins
 //	    reasoning reasoning_content|reasoning|reasoning_details|think_tags|none
 //	    thinking_switch none|reasoning_effort|chat_template_kwargs|thinking
-//	    think_tags on|open
+//	    think_tags off|on|open
 //	    max_tokens <n>
-//	    max_response_size <bytes>
+//	    max_response_size <size>
 //	}
 func (t *OpenAI) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return unmarshal(d, &t.HTTPTransport, func(d *caddyfile.Dispenser) (bool, error) {
@@ -204,9 +209,9 @@ func (t *OpenAI) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 		case "think_tags":
 			return true, parseOne(d, &t.ThinkTags)
 		case "max_tokens":
-			return true, parseInt(d, &t.MaxTokens)
+			return true, parseCount(d, &t.MaxTokens)
 		case "max_response_size":
-			return true, parseInt(d, &t.MaxResponseSize)
+			return true, parseSize(d, &t.MaxResponseSize)
 		}
 		return false, nil
 	})

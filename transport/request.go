@@ -6,37 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 )
 
 // maxRequestBody bounds the request bodies the transports read; llm_thinking
 // in front bounds them tighter by default.
 const maxRequestBody = 64 << 20
-
-// endpoint is the Messages endpoint a request is for.
-type endpoint uint8
-
-const (
-	otherEndpoint endpoint = iota
-	messagesEndpoint
-	countTokensEndpoint
-)
-
-// endpointOf returns the endpoint of a request, and the path before
-// "/v1/messages", which the upstream path keeps.
-func endpointOf(r *http.Request) (endpoint, string) {
-	if r.Method != http.MethodPost {
-		return otherEndpoint, ""
-	}
-	p := r.URL.Path
-	switch {
-	case strings.HasSuffix(p, "/v1/messages"):
-		return messagesEndpoint, strings.TrimSuffix(p, "/v1/messages")
-	case strings.HasSuffix(p, "/v1/messages/count_tokens"):
-		return countTokensEndpoint, strings.TrimSuffix(p, "/v1/messages/count_tokens")
-	}
-	return otherEndpoint, ""
-}
 
 // errTooLarge says a request body is over maxRequestBody.
 var errTooLarge = errors.New("request body too large")

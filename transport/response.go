@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 )
 
@@ -17,12 +16,6 @@ const DefaultMaxResponseSize = 8 << 20
 
 // errAnswerTooLarge says a JSON answer is over its bound.
 var errAnswerTooLarge = errors.New("the upstream's answer is larger than max_response_size")
-
-// mediaType returns the media type of a response.
-func mediaType(resp *http.Response) string {
-	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	return mt
-}
 
 // decoded returns the response's body with a gzip Content-Encoding undone;
 // the transports ask for identity, and a server that compresses anyway

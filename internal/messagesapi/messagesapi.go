@@ -1,0 +1,57 @@
+// Package messagesapi says what the handler and the transports both need to
+// know of an HTTP exchange of the Anthropic Messages API: which endpoint a
+// request is for, and what a response's body is. One answer for both, so
+// that a request the handler rewrites is one the transports translate.
+package messagesapi
+
+import (
+	"mime"
+	"net/http"
+	"strings"
+)
+
+// Endpoint is the Messages API endpoint a request is for.
+type Endpoint uint8
+
+// The endpoints.
+const (
+	// Other is any request that is not a POST to the two below.
+	Other Endpoint = iota
+	// Messages is POST …/v1/messages.
+	Messages
+	// CountTokens is POST …/v1/messages/count_tokens.
+	CountTokens
+)
+
+// The media types of the API's bodies.
+const (
+	JSON        = "application/json"
+	EventStream = "text/event-stream"
+)
+
+// EndpointOf returns the endpoint r is for and the path before
+// "/v1/messages". It matches the end of the path, so that a gateway serves
+// the API under any prefix; the query (Claude Code sends ?beta=true) and a
+// trailing slash do not matter.
+func EndpointOf(r *http.Request) (Endpoint, string) {
+	if r.Method != http.MethodPost {
+		return Other, ""
+	}
+	p := strings.TrimSuffix(r.URL.Path, "/")
+	for _, e := range [...]struct {
+		suffix string
+		ep     Endpoint
+	}{{"/v1/messages", Messages}, {"/v1/messages/count_tokens", CountTokens}} {
+		if prefix, ok := strings.CutSuffix(p, e.suffix); ok {
+			return e.ep, prefix
+		}
+	}
+	return Other, ""
+}
+
+// MediaType returns the media type a header's Content-Type names, in
+// lower case, without its parameters; "" when it names none.
+func MediaType(h http.Header) string {
+	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	return mt
+}
