@@ -65,15 +65,6 @@ func (c Capability) Names() []string {
 // String returns the names of the facts in c, joined by "+".
 func (c Capability) String() string { return strings.Join(c.Names(), "+") }
 
-// ParseCapability returns the fact called name, or false.
-func ParseCapability(name string) (Capability, bool) {
-	i := slices.Index(capabilityNames[:], name)
-	if i < 0 {
-		return 0, false
-	}
-	return 1 << i, true
-}
-
 // with returns c with the facts of add, a fact replacing its opposite:
 // a model that answers with thinking can think, and one that refuses it
 // cannot; a model that refuses one thinking type takes the other. A model

@@ -92,9 +92,7 @@ func TestRewriteJSON(t *testing.T) {
 // block the key RewriteJSON reported.
 func checkJSONKeys(t *testing.T, body []byte, synthesized []Block) {
 	t.Helper()
-	o := streaming.NewJSON(1<<20, "")
-	o.Write(body)
-	seen, err := o.Blocks()
+	seen, _, err := streaming.MessageBlocks(body)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -145,13 +145,8 @@ func (it *Iter) fail(offset int, want string) {
 	it.done, it.pending = true, -1
 }
 
-// ResumeMembers returns an iterator over an object whose first n members
+// ResumeElements returns an iterator over an array whose first n elements
 // the caller already walked, resuming at b[i], just past the n-th value.
-func ResumeMembers(b []byte, i, n int) Iter { return resume(b, i, n, '}') }
-
-// ResumeElements is ResumeMembers for an array.
-func ResumeElements(b []byte, i, n int) Iter { return resume(b, i, n, ']') }
-
-func resume(b []byte, i, n int, closing byte) Iter {
-	return Iter{b: b, i: i, closing: closing, n: n, pending: -1}
+func ResumeElements(b []byte, i, n int) Iter {
+	return Iter{b: b, i: i, closing: ']', n: n, pending: -1}
 }

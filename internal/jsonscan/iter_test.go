@@ -114,14 +114,6 @@ func TestResumeContinuesWhereTheWalkStopped(t *testing.T) {
 	if it.Err() != nil || strings.Join(got, " ") != "20 30" || it.End() != 23 {
 		t.Fatalf("resumed elements %q, end %d, err %v", got, it.End(), it.Err())
 	}
-	top := ResumeMembers(b, 23, 2)
-	k, v, ok := top.Item()
-	if !ok || string(k) != `"c"` || string(v) != "true" {
-		t.Fatalf("resumed member %q %q %v", k, v, ok)
-	}
-	if _, _, ok := top.Item(); ok || top.Err() != nil || top.End() != len(b) {
-		t.Fatalf("object did not end: %v", top.Err())
-	}
 	if bad := ResumeElements(b, 12, 1); func() bool { bad.Next(); return bad.Err() == nil }() {
 		t.Fatal("resuming at a value, not after one, was accepted")
 	}
