@@ -12,6 +12,7 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/persist"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/threads"
 )
 
 // registries holds every registry by name. It lives at package level so that
@@ -37,7 +38,7 @@ const (
 // streaming keep a working registry until they end.
 type pooledRegistry struct {
 	reg        *registry.Registry
-	threads    *policy.Threads
+	threads    *threads.Set
 	mismatches *policy.Mismatches
 
 	mu           sync.Mutex
@@ -66,7 +67,7 @@ func (p *pooledRegistry) Destruct() error {
 func acquireRegistry(ctx caddy.Context, name string, cfg registry.Config) (*pooledRegistry, error) {
 	v, loaded, err := registries.LoadOrNew(name, func() (caddy.Destructor, error) {
 		reg := registry.New(cfg)
-		return &pooledRegistry{reg: reg, threads: policy.NewThreads(policy.ThreadLimits{}, reg),
+		return &pooledRegistry{reg: reg, threads: threads.New(threads.Limits{}, reg),
 			mismatches: policy.NewMismatches(), name: name}, nil
 	})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/threads"
 )
 
 // Policy decides the fate of thinking blocks against one registry. It is
@@ -33,7 +34,7 @@ type Policy struct {
 	// request continues: the registry keeps the lifecycle of blocks per
 	// thread, and a request is read from where its thread's previous one
 	// left off. Without it, no block is ever held or released.
-	Threads *Threads
+	Threads *threads.Set
 	// Profiles are what the operator declares of backends' models: their
 	// facts apply as if learned, and win over what was learned.
 	Profiles Profiles
@@ -176,16 +177,16 @@ func (p *Policy) Plan(req Request) Plan { return p.plan(req, nil) }
 // plan is Plan, or the plan of a replay when r is not nil (see Replay).
 func (p *Policy) plan(req Request, r *replay) Plan {
 	pl := Plan{Body: req.Body}
-	var m *match
+	var m *threads.Match
 	var find thinking.Finder
 	if p.Threads != nil {
-		m = &match{header: headerConversation(req.Header)}
-		find = func(body []byte, o thinking.Opening) thinking.From { return p.Threads.find(m, body, o) }
+		m = threads.NewMatch(headerConversation(req.Header))
+		find = func(body []byte, o thinking.Opening) thinking.From { return p.Threads.Find(m, body, o) }
 	}
 	parsed, err := thinking.Resume(req.Body, find)
 	if err != nil {
 		if m != nil {
-			p.Threads.keep(m, nil)
+			p.Threads.Keep(m, nil)
 		}
 		pl.Passthrough = err
 		return pl
@@ -207,8 +208,8 @@ func (p *Policy) plan(req Request, r *replay) Plan {
 		if track {
 			hist = parsed.History()
 		}
-		pl.Thread = p.Threads.settle(m, pl.Conversation, parsed.Messages(), hist, track)
-		defer p.Threads.keep(m, parsed.Save)
+		pl.Thread = p.Threads.Settle(m, pl.Conversation, parsed.Messages(), hist, track)
+		defer p.Threads.Keep(m, parsed.Save)
 	}
 	sc := scratches.Get().(*scratch)
 	defer scratches.Put(sc)

@@ -12,6 +12,7 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/streaming"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/threads"
 )
 
 func TestDecide(t *testing.T) {
@@ -60,7 +61,7 @@ func body(sigs ...string) []byte {
 
 func newPolicy() *Policy {
 	reg := registry.New(registry.Config{})
-	return &Policy{Registry: reg, Foreign: thinking.Strip, Threads: NewThreads(ThreadLimits{}, reg)}
+	return &Policy{Registry: reg, Foreign: thinking.Strip, Threads: threads.New(threads.Limits{}, reg)}
 }
 
 func session(id string) http.Header {

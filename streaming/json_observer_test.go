@@ -90,4 +90,3 @@ func gunzip(zr io.Reader, limit int64) ([]byte, error) {
 	}
 	return out, nil
 }
-

@@ -1,4 +1,9 @@
-package policy
+// Package threads recognizes, for each request of a conversation, the
+// thread it continues, and keeps what reading that thread's latest request
+// learned (its History and Checkpoint), so that the next request is read
+// only past the history it shares. The policy plans a request with it; the
+// registry follows its threads' lifecycle. It imports nothing of Caddy.
+package threads
 
 import (
 	"sync"
@@ -7,24 +12,24 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
 )
 
-// Defaults for ThreadLimits fields left at zero.
+// Defaults for Limits fields left at zero.
 const (
-	// DefaultThreadBudget bounds the memory the threads' histories and
+	// DefaultBudget bounds the memory the threads' histories and
 	// checkpoints hold.
-	DefaultThreadBudget = 16 << 20
-	// DefaultThreadsPerScope bounds the threads of one scope: the global
+	DefaultBudget = 16 << 20
+	// DefaultPerScope bounds the threads of one scope: the global
 	// scope of every client that names no session holds them all.
-	DefaultThreadsPerScope = 256
-	// DefaultMaxThreads bounds the threads of all scopes.
-	DefaultMaxThreads = 4096
+	DefaultPerScope = 256
+	// DefaultMax bounds the threads of all scopes.
+	DefaultMax = 4096
 )
 
 // maxCandidates bounds the threads a request's history is compared with:
 // the most recently used of those that start with its first message.
 const maxCandidates = 16
 
-// ThreadLimits bounds Threads.
-type ThreadLimits struct {
+// Limits bounds a Set.
+type Limits struct {
 	// Budget is about how many bytes of memory the histories and
 	// checkpoints of all threads may hold.
 	Budget int
@@ -33,20 +38,20 @@ type ThreadLimits struct {
 	PerScope, Max int
 }
 
-func (l ThreadLimits) withDefaults() ThreadLimits {
+func (l Limits) withDefaults() Limits {
 	if l.Budget <= 0 {
-		l.Budget = DefaultThreadBudget
+		l.Budget = DefaultBudget
 	}
 	if l.PerScope <= 0 {
-		l.PerScope = DefaultThreadsPerScope
+		l.PerScope = DefaultPerScope
 	}
 	if l.Max <= 0 {
-		l.Max = DefaultMaxThreads
+		l.Max = DefaultMax
 	}
 	return l
 }
 
-// Threads recognizes, for each request, the thread it continues: the
+// Set recognizes, for each request, the thread it continues: the
 // earlier requests of its scope whose history it sends again, byte for
 // byte, and goes on from. The headers name the scope (a session, a
 // subagent, or none at all), the body decides the thread: a request that
@@ -64,9 +69,9 @@ func (l ThreadLimits) withDefaults() ThreadLimits {
 // of that request's structure, shared by the requests reading with it, so
 // that its next request is read only past the history it shares.
 //
-// Threads is safe for concurrent use.
-type Threads struct {
-	limits    ThreadLimits
+// A Set is safe for concurrent use.
+type Set struct {
+	limits    Limits
 	lifecycle Lifecycle
 
 	mu     sync.Mutex
@@ -81,7 +86,7 @@ type Threads struct {
 
 // Lifecycle is told when a thread starts and when it is forgotten, so that
 // the blocks its requests replay are held for it in between: a
-// *registry.Registry. It is called with Threads' lock held, so that a
+// *registry.Registry. It is called with Set's lock held, so that a
 // thread never ends before it starts.
 type Lifecycle interface {
 	StartThread(registry.ThreadID)
@@ -110,7 +115,7 @@ type thread struct {
 	// held is the checkpoint of its latest request, or nil.
 	held   *held
 	size   int    // memory counted for hist and held
-	used   uint64 // Threads.clock when last used
+	used   uint64 // Set.clock when last used
 	listed bool   // in the recency lists
 	gone   bool
 	// Neighbours by recency: over all threads (links[0]) and within the
@@ -146,15 +151,16 @@ func (h *held) recycle() {
 	}
 }
 
-// NewThreads returns an empty set of threads within limits, whose
+// New returns an empty set of threads within limits, whose
 // lifecycle l follows.
-func NewThreads(limits ThreadLimits, l Lifecycle) *Threads {
-	return &Threads{limits: limits.withDefaults(), lifecycle: l, index: make(map[opening][]*thread),
+func New(limits Limits, l Lifecycle) *Set {
+	return &Set{limits: limits.withDefaults(), lifecycle: l, index: make(map[opening][]*thread),
 		byID: make(map[registry.ThreadID]*thread), scopes: make(map[string]*recency)}
 }
 
-// match is what finding a request's thread learned, from find to keep.
-type match struct {
+// Match is what finding a request's thread learned, from Find to Keep.
+// Make one per request with NewMatch.
+type Match struct {
 	header string // the scope the headers name
 	key    opening
 	thread *thread // the thread whose history the request shares most of
@@ -173,10 +179,14 @@ type match struct {
 	kept      *thinking.History
 }
 
-// find is the thinking.Finder of a request whose headers name scope
+// NewMatch starts finding the thread of a request whose headers name the
+// scope header ("" when they name none).
+func NewMatch(header string) *Match { return &Match{header: header} }
+
+// Find is the thinking.Finder of a request whose headers name scope
 // header: it compares the body with the threads whose history starts as
 // its own and takes the checkpoint of the one it shares most with.
-func (ts *Threads) find(m *match, body []byte, o thinking.Opening) thinking.From {
+func (ts *Set) Find(m *Match, body []byte, o thinking.Opening) thinking.From {
 	m.key = opening{m.header, o.First}
 	var cands [maxCandidates]*thread
 	var hists [maxCandidates]*thinking.History
@@ -213,7 +223,7 @@ func (ts *Threads) find(m *match, body []byte, o thinking.Opening) thinking.From
 
 // candidates appends to dst the most recently used threads that start as
 // key, most recent first, and returns how many there are.
-func (ts *Threads) candidates(key opening, dst []*thread) int {
+func (ts *Set) candidates(key opening, dst []*thread) int {
 	for _, t := range ts.index[key] {
 		if len(dst) < cap(dst) {
 			dst = append(dst, t)
@@ -239,12 +249,12 @@ func (ts *Threads) candidates(key opening, dst []*thread) int {
 	return len(dst)
 }
 
-// settle decides the thread of a request in scope with n messages once it
+// Settle decides the thread of a request in scope with n messages once it
 // has been read: the thread it continues, or, when it is tracked, a new one
 // whose history is hist. An untracked request (token counting, a side
 // request, a replay) changes nothing and is in the thread it would
 // continue, or in none (0).
-func (ts *Threads) settle(m *match, scope string, n int, hist *thinking.History, tracked bool) registry.ThreadID {
+func (ts *Set) Settle(m *Match, scope string, n int, hist *thinking.History, tracked bool) registry.ThreadID {
 	m.tracked = tracked && hist.Len() > 0
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -268,13 +278,13 @@ func (ts *Threads) settle(m *match, scope string, n int, hist *thinking.History,
 	return m.id
 }
 
-// keep ends the request's use of the checkpoint it read with, and keeps
+// Keep ends the request's use of the checkpoint it read with, and keeps
 // the checkpoint of its body for its thread's next request: save fills
 // it. A request that sent its thread's latest history again keeps the
-// checkpoint its thread holds, if that one is of the same body. Call keep
+// checkpoint its thread holds, if that one is of the same body. Call Keep
 // once the request is read and rewritten (a rewrite may learn that the
 // body is valid JSON).
-func (ts *Threads) keep(m *match, save func(*thinking.Checkpoint)) {
+func (ts *Set) Keep(m *Match, save func(*thinking.Checkpoint)) {
 	ts.mu.Lock()
 	var t *thread
 	if m.tracked && m.id != 0 {
@@ -312,7 +322,7 @@ func (ts *Threads) keep(m *match, save func(*thinking.Checkpoint)) {
 }
 
 // release ends the request's use of the checkpoint it read with.
-func (ts *Threads) release(m *match) {
+func (ts *Set) release(m *Match) {
 	if m.held != nil {
 		m.held.release()
 		m.held = nil
@@ -320,7 +330,7 @@ func (ts *Threads) release(m *match) {
 }
 
 // drop lets go of t's checkpoint; its last user recycles it.
-func (ts *Threads) drop(t *thread) {
+func (ts *Set) drop(t *thread) {
 	h := t.held
 	if h == nil {
 		return
@@ -332,14 +342,14 @@ func (ts *Threads) drop(t *thread) {
 }
 
 // count adds n bytes to what t, and all threads, hold.
-func (ts *Threads) count(t *thread, n int) {
+func (ts *Set) count(t *thread, n int) {
 	t.size += n
 	ts.bytes += n
 }
 
 // add starts a new thread of scope whose history is hist, forgetting the
 // least recently used ones beyond the limits.
-func (ts *Threads) add(scope string, key opening, hist *thinking.History) *thread {
+func (ts *Set) add(scope string, key opening, hist *thinking.History) *thread {
 	ts.next++
 	t := &thread{id: ts.next, scope: scope, key: key, hist: hist}
 	ts.index[key] = append(ts.index[key], t)
@@ -356,7 +366,7 @@ func (ts *Threads) add(scope string, key opening, hist *thinking.History) *threa
 
 // trim forgets the least recently used threads, other than keep, while
 // there are too many or they hold too much.
-func (ts *Threads) trim(keep *thread) {
+func (ts *Set) trim(keep *thread) {
 	for ts.all.n > ts.limits.Max || ts.bytes > ts.limits.Budget {
 		last := ts.all.tail
 		if last == nil || last == keep {
@@ -367,7 +377,7 @@ func (ts *Threads) trim(keep *thread) {
 }
 
 // touch makes t the most recently used thread, of all and of its scope.
-func (ts *Threads) touch(t *thread) {
+func (ts *Set) touch(t *thread) {
 	ts.clock++
 	t.used = ts.clock
 	s := ts.scopes[t.scope]
@@ -415,7 +425,7 @@ func (l *recency) unlink(t *thread, i int) {
 }
 
 // remove forgets t, and ends its lifecycle.
-func (ts *Threads) remove(t *thread) {
+func (ts *Set) remove(t *thread) {
 	ts.all.unlink(t, 0)
 	s := ts.scopes[t.scope]
 	s.unlink(t, 1)
@@ -444,7 +454,7 @@ func (ts *Threads) remove(t *thread) {
 }
 
 // Len returns how many threads are remembered, and the memory they hold.
-func (ts *Threads) Len() (threads, bytes int) {
+func (ts *Set) Len() (threads, bytes int) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	return ts.all.n, ts.bytes
