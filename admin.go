@@ -8,6 +8,8 @@ import (
 	"net/http"
 
 	"github.com/caddyserver/caddy/v2"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 )
 
 func init() {
@@ -45,7 +47,7 @@ func (a AdminAPI) Routes() []caddy.AdminRoute {
 type StatsResponse struct {
 	Registries map[string]RegistryStats `json:"registries"`
 	// Memory is what the memory budget of the process holds and counted.
-	Memory MemoryStats `json:"memory"`
+	Memory budget.Stats `json:"memory"`
 }
 
 func (AdminAPI) serveStats(w http.ResponseWriter, r *http.Request) error {

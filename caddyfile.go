@@ -46,7 +46,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    retry_on_reject   on|off
 //	    persist           on|off
 //	    persist_interval  <duration>
-//	    memory_budget     <size>
+//	    memory_budget     <size>   # kept for compatibility: see the global option
 //	    memory_wait       <duration>
 //	}
 //

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
@@ -46,18 +47,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	// Everything held from here on counts against the memory budget; a
 	// request that finds no room within memory_wait gets a 529, and
 	// nothing of it goes upstream.
-	t := h.budget.ticket(r.Context(), time.Duration(h.MemoryWait))
-	in, err := readBody(r, h.MaxBodySize, t)
+	t := h.budget.Ticket(r.Context(), time.Duration(h.MemoryWait))
+	in, err := budget.ReadBody(r, h.MaxBodySize, t)
 	if err != nil {
 		return h.refuseBody(w, r.Body, t, err)
 	}
-	defer in.close()
-	out, err := copyRoom(t, len(in.bytes()))
+	defer in.Close()
+	out, err := budget.CopyRoom(t, len(in.Bytes()))
 	if err != nil {
 		return h.refuseBody(w, nil, t, err)
 	}
-	defer out.close()
-	req := policy.Request{Body: in.bytes(), Header: r.Header, Backend: backend, ReadOnly: ep != messagesapi.Messages, Out: out.room()}
+	defer out.Close()
+	req := policy.Request{Body: in.Bytes(), Header: r.Header, Backend: backend, ReadOnly: ep != messagesapi.Messages, Out: out.Room()}
 	plan := h.plan(req, nil)
 	setBody(r, plan, in, out)
 	publish(w, repl, plan)
@@ -87,12 +88,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	h.logger.Info("thinking.retry", zap.String("backend", refuser), zap.String("conversation", plan.Conversation),
 		zap.String("upstream_message", msg))
 	restoreHeader(w.Header(), before)
-	replayOut, err := copyRoom(t, len(in.bytes()))
+	replayOut, err := budget.CopyRoom(t, len(in.Bytes()))
 	if err != nil {
 		return h.refuseBody(w, nil, t, err)
 	}
-	defer replayOut.close()
-	req.Out = replayOut.room()
+	defer replayOut.Close()
+	req.Out = replayOut.Room()
 	replay := h.plan(req, &policy.Refusal{Backend: refuser, Message: msg, Sent: plan.Body})
 	r = replayRequest(r)
 	setBody(r, replay, in, replayOut)
@@ -116,7 +117,7 @@ func replayRequest(r *http.Request) *http.Request {
 
 // forward passes the request on with w wrapped in an observer, which it
 // returns once the response is done.
-func (h *Handler) forward(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, t *memoryTicket, repl *caddy.Replacer,
+func (h *Handler) forward(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, t *budget.Ticket, repl *caddy.Replacer,
 	plan policy.Plan, backend string, ep messagesapi.Endpoint, hold bool) (*observer, error) {
 	ow := h.newObserver(w, t, repl, backend, plan, ep == messagesapi.Messages, hold)
 	completed := false
@@ -218,17 +219,17 @@ func (h *Handler) logLearned(l policy.Learned) {
 // setBody puts the planned body on the request: the body read, in, when
 // unchanged, else the rewritten one, which the plan wrote into out (or
 // allocated, for out to adopt). An unused out gives its room back at once.
-func setBody(r *http.Request, plan policy.Plan, in, out *body) {
+func setBody(r *http.Request, plan policy.Plan, in, out *budget.Body) {
 	src := in
 	if plan.Result.Changed() {
-		out.set(plan.Body)
+		out.Set(plan.Body)
 		src = out
 		r.Header.Set("Content-Length", strconv.Itoa(len(plan.Body)))
 	} else {
-		out.close()
+		out.Close()
 	}
-	r.Body = src.reader()
-	r.GetBody = func() (io.ReadCloser, error) { return src.reader(), nil }
+	r.Body = src.Reader()
+	r.GetBody = func() (io.ReadCloser, error) { return src.Reader(), nil }
 	r.ContentLength = int64(len(plan.Body))
 }
 

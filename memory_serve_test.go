@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,23 +18,31 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 	zapobserver "go.uber.org/zap/zaptest/observer"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 )
 
 // A JSON answer with one signed thinking block.
 const jsonReply = `{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[` +
 	`{"type":"thinking","thinking":"plan","signature":"c2ln"},{"type":"text","text":"hi"}],"stop_reason":"end_turn"}`
 
+// The sizes of buffers package budget caches.
+const (
+	minBuffer       = 4 << 10
+	maxCachedBuffer = 4 << 20
+)
+
 // tightHandler returns a handler whose budget has room for nothing but a
 // small request: a hog holds all the rest. It returns the budget, and the
 // hog's buffers, to let go of at will.
-func tightHandler(t *testing.T, room int) (*Handler, *memoryBudget, func()) {
+func tightHandler(t *testing.T, room int) (*Handler, *budget.Budget, func()) {
 	h := newTestHandler(t, "anthropic")
-	h.budget = newMemoryBudget(minMemoryBudget)
+	h.budget = budget.New(budget.MinLimit)
 	h.MemoryWait = caddy.Duration(20 * time.Millisecond)
-	hog := h.budget.ticket(context.Background(), 0)
+	hog := h.budget.Ticket(context.Background(), 0)
 	var held [][]byte
-	for size := minMemoryBudget / 2; size >= room; size /= 2 {
-		buf, err := hog.buffer(size, size, false)
+	for size := budget.MinLimit / 2; size >= room; size /= 2 {
+		buf, err := hog.Buffer(size, size, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +50,7 @@ func tightHandler(t *testing.T, room int) (*Handler, *memoryBudget, func()) {
 	}
 	return h, h.budget, func() {
 		for _, buf := range held {
-			hog.put(buf)
+			hog.Put(buf)
 		}
 		held = nil
 	}
@@ -49,12 +58,12 @@ func tightHandler(t *testing.T, room int) (*Handler, *memoryBudget, func()) {
 
 // squeeze takes all the room left in b but leave bytes, and returns a
 // function that gives it back.
-func squeeze(b *memoryBudget, leave int) func() {
-	hog := b.ticket(context.Background(), 0)
+func squeeze(b *budget.Budget, leave int) func() {
+	hog := b.Ticket(context.Background(), 0)
 	var held [][]byte
 	for size := maxCachedBuffer; size >= minBuffer; size /= 2 {
-		for b.stats().InUse+int64(size)+int64(leave) <= b.stats().Budget {
-			buf, err := hog.buffer(size, size, false)
+		for b.Stats().InUse+int64(size)+int64(leave) <= b.Stats().Budget {
+			buf, err := hog.Buffer(size, size, false)
 			if err != nil {
 				break
 			}
@@ -63,7 +72,7 @@ func squeeze(b *memoryBudget, leave int) func() {
 	}
 	return func() {
 		for _, buf := range held {
-			hog.put(buf)
+			hog.Put(buf)
 		}
 	}
 }
@@ -74,7 +83,7 @@ func jsonUpstream(body []byte, encoding string) caddyhttp.HandlerFunc {
 	return squeezedUpstream(body, encoding, nil, 0)
 }
 
-func squeezedUpstream(body []byte, encoding string, b *memoryBudget, leave int) caddyhttp.HandlerFunc {
+func squeezedUpstream(body []byte, encoding string, b *budget.Budget, leave int) caddyhttp.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		io.Copy(io.Discard, r.Body)
 		r.Body.Close()
@@ -100,12 +109,12 @@ func TestRequestWithoutRoomGetsA529(t *testing.T) {
 	defer free()
 	core, logs := zapobserver.New(zap.InfoLevel)
 	h.logger = zap.New(core)
-	hog := b.ticket(context.Background(), 0)
-	last, err := hog.buffer(minBuffer, minBuffer, false) // the last room
+	hog := b.Ticket(context.Background(), 0)
+	last, err := hog.Buffer(minBuffer, minBuffer, false) // the last room
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer hog.put(last)
+	defer hog.Put(last)
 	upstream := false
 	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error { upstream = true; return nil })
 	w := httptest.NewRecorder()
@@ -124,7 +133,7 @@ func TestRequestWithoutRoomGetsA529(t *testing.T) {
 	if upstream {
 		t.Fatal("the request went upstream")
 	}
-	if s := b.stats(); s.Overloaded != 1 || s.Waits != 1 || s.InUse != minMemoryBudget {
+	if s := b.Stats(); s.Overloaded != 1 || s.Waits != 1 || s.InUse != budget.MinLimit {
 		t.Fatalf("stats %+v", s)
 	}
 	if got := logs.FilterMessage(overloadedLogEvent).Len(); got != 1 {
@@ -161,7 +170,7 @@ func TestAnswerWithoutRoomPassesUnread(t *testing.T) {
 				t.Fatal("an answer without room was read")
 			}
 			free()
-			if s := b.stats(); s.Unobserved != 1 || s.InUse != 0 {
+			if s := b.Stats(); s.Unobserved != 1 || s.InUse != 0 {
 				t.Fatalf("stats %+v", s)
 			}
 		})
@@ -219,7 +228,7 @@ func TestAnswerToRewriteWithoutRoomPassesAsItCame(t *testing.T) {
 				t.Fatalf("answer read: %v, want %v", observed, c.observed)
 			}
 			free()
-			if s := b.stats(); s.Unobserved != 1 || s.InUse != 0 {
+			if s := b.Stats(); s.Unobserved != 1 || s.InUse != 0 {
 				t.Fatalf("stats %+v", s)
 			}
 		})
@@ -232,7 +241,7 @@ func TestAnswerToRewriteWithoutRoomPassesAsItCame(t *testing.T) {
 // reader.
 func TestServeHTTPGivesEveryByteBack(t *testing.T) {
 	h := newTestHandler(t, "anthropic")
-	h.budget = newMemoryBudget(64 << 20)
+	h.budget = budget.New(64 << 20)
 	h.ResponseModel = responseModelRequested
 	refused := false
 	refusing := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
@@ -260,7 +269,7 @@ func TestServeHTTPGivesEveryByteBack(t *testing.T) {
 	}
 	for i, next := range []caddyhttp.Handler{jsonUpstream([]byte(jsonReply), ""), refusing} {
 		serve(next)
-		if n := h.budget.stats().InUse; n != 0 {
+		if n := h.budget.Stats().InUse; n != 0 {
 			t.Fatalf("request %d left %d bytes in use", i, n)
 		}
 	}
@@ -268,8 +277,8 @@ func TestServeHTTPGivesEveryByteBack(t *testing.T) {
 		t.Fatal("no refusal was replayed")
 	}
 	serve(caddyhttp.HandlerFunc(sseUpstream)) // never closes the request body
-	collectUntil(t, func() bool { return h.budget.stats().InUse == 0 },
-		func() string { return fmt.Sprintf("%d bytes in use 10s after every request", h.budget.stats().InUse) })
+	collectUntil(t, func() bool { return h.budget.Stats().InUse == 0 },
+		func() string { return fmt.Sprintf("%d bytes in use 10s after every request", h.budget.Stats().InUse) })
 }
 
 // TestReplayWithoutRoomGetsA529: a refusal that the budget has room to hold
@@ -277,14 +286,14 @@ func TestServeHTTPGivesEveryByteBack(t *testing.T) {
 // retry, and the upstream no second request.
 func TestReplayWithoutRoomGetsA529(t *testing.T) {
 	h := newTestHandler(t, "anthropic")
-	h.budget = newMemoryBudget(minMemoryBudget)
+	h.budget = budget.New(budget.MinLimit)
 	h.MemoryWait = caddy.Duration(20 * time.Millisecond)
 	b := h.budget
 	// Room for the body and its copy (32 KiB each), and 16 KiB more.
-	hog := b.ticket(context.Background(), 0)
+	hog := b.Ticket(context.Background(), 0)
 	var held [][]byte
 	for _, size := range []int{512 << 10, 256 << 10, 128 << 10, 32 << 10, 16 << 10} {
-		buf, err := hog.buffer(size, size, false)
+		buf, err := hog.Buffer(size, size, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -292,7 +301,7 @@ func TestReplayWithoutRoomGetsA529(t *testing.T) {
 	}
 	free := func() {
 		for _, buf := range held {
-			hog.put(buf)
+			hog.Put(buf)
 		}
 		held = nil
 	}
@@ -323,7 +332,21 @@ func TestReplayWithoutRoomGetsA529(t *testing.T) {
 		t.Fatalf("client got %d %q after %d upstream calls", w.Code, w.Body.String(), calls)
 	}
 	free()
-	if s := b.stats(); s.InUse != 0 || s.Overloaded != 1 {
+	if s := b.Stats(); s.InUse != 0 || s.Overloaded != 1 {
 		t.Fatalf("stats %+v", s)
+	}
+}
+
+// collectUntil runs collections until done, or fails with failure after
+// 10 s: the budget gives a buffer's room back once Go collects it.
+func collectUntil(t testing.TB, done func() bool, failure func() string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !done() {
+		if time.Now().After(deadline) {
+			t.Fatal(failure())
+		}
+		runtime.GC()
+		time.Sleep(time.Millisecond)
 	}
 }

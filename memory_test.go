@@ -2,137 +2,77 @@ package llmthinking
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
-	"math/rand/v2"
-	"net/http/httptest"
-	"runtime"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
+
+	"github.com/caddyserver/caddy/v2"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 )
 
-// TestBudgetUnderContention reads bodies of random sizes, some of them
-// trickled, from many clients at once through a small budget, and checks
-// what the budget promises: it is never exceeded, every request gets its
-// body or a clear refusal, the counts add up, and once every request is
-// done nothing is in use and, collected, nothing is held.
-func TestBudgetUnderContention(t *testing.T) {
-	const clients, rounds, limit = 16, 20, 8 << 20
-	b := newMemoryBudget(limit)
-	var served, overloaded, gaveWay, beyond atomic.Int64
-	var wg sync.WaitGroup
-	for c := range clients {
-		wg.Go(func() {
-			rng := rand.New(rand.NewPCG(uint64(c), 1))
-			for range rounds {
-				size := rng.IntN(3 << 20)
-				var src io.Reader = strings.NewReader(strings.Repeat("x", size))
-				if rng.IntN(4) == 0 {
-					src = &slowReader{r: src, piece: 16 << 10}
-				}
-				r := httptest.NewRequest("POST", "/v1/messages", src)
-				if rng.IntN(3) == 0 {
-					r.ContentLength = -1
-				}
-				tk := b.ticket(context.Background(), time.Duration(rng.IntN(200))*time.Millisecond)
-				body, err := readBody(r, 32<<20, tk)
-				switch {
-				case err == nil:
-					if len(body.bytes()) != size {
-						t.Errorf("read %d bytes of %d", len(body.bytes()), size)
-					}
-					served.Add(1)
-					out, err := copyRoom(tk, len(body.bytes()))
-					if err == nil {
-						out.set(append(out.room(), body.bytes()...))
-						out.close()
-					}
-					body.close()
-				case errors.Is(err, errOverloaded):
-					overloaded.Add(1)
-				case errors.Is(err, errGaveWay):
-					gaveWay.Add(1)
-				case errors.Is(err, errBeyondBudget):
-					beyond.Add(1)
-				default:
-					t.Errorf("reading %d bytes: %v", size, err)
-				}
-			}
-		})
+// TestTheGlobalOptionWinsThenTheLargestHandlerVote: the app's
+// memory_budget sets the process's budget; without it, the largest a
+// handler sets; without any, the default. The last user to leave closes
+// the budget.
+func TestTheGlobalOptionWinsThenTheLargestHandlerVote(t *testing.T) {
+	m := &sharedBudget{users: make(map[any]vote)}
+	a, b, c, app := new(Handler), new(Handler), new(Handler), new(App)
+	limit := func() int64 { return m.stats().Budget }
+	m.join(a, 64<<20, false)
+	m.join(b, 128<<20, false)
+	m.join(c, 0, false)
+	if limit() != 128<<20 {
+		t.Fatalf("budget %d, want the largest set, 128 MiB", limit())
 	}
-	wg.Wait()
-	if served.Load()+overloaded.Load()+gaveWay.Load()+beyond.Load() != clients*rounds {
-		t.Fatalf("%d served, %d overloaded, %d gave way, %d beyond the budget, of %d",
-			served.Load(), overloaded.Load(), gaveWay.Load(), beyond.Load(), clients*rounds)
+	m.join(app, 32<<20, true)
+	if limit() != 32<<20 {
+		t.Fatalf("budget %d, want the global option's 32 MiB", limit())
 	}
-	if served.Load() == 0 {
-		t.Fatal("no request was served")
+	m.leave(app)
+	m.leave(b)
+	m.leave(c)
+	if limit() != 64<<20 {
+		t.Fatalf("budget %d once the largest went, want 64 MiB", limit())
 	}
-	s := b.stats()
-	if s.InUse != 0 || s.Peak > limit {
-		t.Fatalf("after every request: %+v", s)
+	kept := m.budget
+	m.leave(a)
+	if m.budget != nil || limit() != budget.Default() {
+		t.Fatal("the budget outlived its last user")
 	}
-	b.mu.Lock()
-	if len(b.waiters) != 0 || b.givingWay != 0 {
-		t.Fatalf("%d waiters, %d bytes giving way", len(b.waiters), b.givingWay)
+	if kept.Stats().Budget != 64<<20 {
+		t.Fatalf("a budget closed changed its limit: %d", kept.Stats().Budget)
 	}
-	b.cache.trim(0)
-	b.mu.Unlock()
-	collectUntil(t, func() bool { return b.stats().Held == 0 },
-		func() string {
-			return fmt.Sprintf("%d bytes still held 10s after everything was let go", b.stats().Held)
-		})
-	t.Logf("%d served, %d overloaded, %d gave way, %d beyond the budget; %d waits, %d collections, peak %d of %d",
-		served.Load(), overloaded.Load(), gaveWay.Load(), beyond.Load(), s.Waits, s.Collections, s.Peak, limit)
+	m.join(a, 0, false)
+	if limit() != budget.Default() {
+		t.Fatalf("budget %d with none set, want the default %d", limit(), budget.Default())
+	}
 }
 
-// collectUntil runs Go's collections until done holds, and fails with
-// failure() if it does not within 10 s: memory the budget let go comes
-// back only once Go collected what held it.
-func collectUntil(t testing.TB, done func() bool, failure func() string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !done() {
-		if time.Now().After(deadline) {
-			t.Fatal(failure())
+// TestReloadHandsTheBudgetOver plays a reload as Caddy does it, the new
+// handler provisioned before the old one is cleaned up: the process's
+// budget is the old config's, both for a moment, then the new one's.
+func TestReloadHandsTheBudgetOver(t *testing.T) {
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	defer cancel()
+	off := false
+	provision := func(size int64) *Handler {
+		h := &Handler{Backend: "a", Registry: t.Name(), Persist: &off, MemoryBudget: size}
+		if err := h.Provision(ctx); err != nil {
+			t.Fatal(err)
 		}
-		runtime.GC()
-		time.Sleep(time.Millisecond)
+		return h
 	}
-}
-
-// slowReader reads at most piece bytes at a time, yielding in between.
-type slowReader struct {
-	r     io.Reader
-	piece int
-}
-
-func (s *slowReader) Read(p []byte) (int, error) {
-	runtime.Gosched()
-	return s.r.Read(p[:min(len(p), s.piece)])
-}
-
-// BenchmarkBudgetBuffer is what every request pays the budget for its
-// buffers in the steady state: one taken from the cache and given back.
-func BenchmarkBudgetBuffer(b *testing.B) {
-	for _, size := range []int{256 << 10, 1 << 20} {
-		b.Run(fmt.Sprint(size>>10, "KiB"), func(b *testing.B) {
-			budget := newMemoryBudget(256 << 20)
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					tk := budget.ticket(context.Background(), time.Second)
-					buf, err := tk.buffer(size, size, true)
-					if err != nil {
-						b.Fatal(err)
-					}
-					tk.put(buf)
-				}
-			})
-		})
+	limit := func() int64 { return processMemory.stats().Budget }
+	old := provision(512 << 20)
+	if limit() != 512<<20 {
+		t.Fatalf("budget %d, want the config's 512 MiB", limit())
 	}
+	next := provision(0)
+	if limit() != 512<<20 {
+		t.Fatalf("budget %d while both configs run", limit())
+	}
+	old.Cleanup()
+	if limit() != budget.Default() {
+		t.Fatalf("budget %d once the new config alone runs, want the default", limit())
+	}
+	next.Cleanup()
 }

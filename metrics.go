@@ -70,7 +70,7 @@ func newThinkingMetrics(maxBackends int) *thinkingMetrics {
 		switches: counter("switches_total",
 			"Conversations that moved to another backend, by the backend they moved to."),
 		registries: newRegistryCollector(),
-		memory:     newMemoryCollector(processMemory),
+		memory:     newMemoryCollector(processMemory.stats),
 	}
 }
 

@@ -1,23 +1,27 @@
 package llmthinking
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
+)
 
 // memoryCollector reads the memory budget's figures when Prometheus
 // scrapes, from the counts the budget keeps anyway.
 type memoryCollector struct {
-	budget                        *memoryBudget
+	stats                         func() budget.Stats
 	limit, held, inUse, peak      *prometheus.Desc
 	waits, overloaded, unobserved *prometheus.Desc
 }
 
-// newMemoryCollector returns the collector of b's metrics.
-func newMemoryCollector(b *memoryBudget) memoryCollector {
+// newMemoryCollector returns the collector of the metrics stats reads.
+func newMemoryCollector(stats func() budget.Stats) memoryCollector {
 	desc := func(name, help string) *prometheus.Desc {
 		return prometheus.NewDesc(prometheus.BuildFQName(metricsNamespace, metricsSubsystem, name), help, nil, nil)
 	}
 	return memoryCollector{
-		budget: b,
-		limit:  desc("memory_budget_bytes", "The memory budget: the most llm_thinking's buffers may hold at once, in the whole process."),
+		stats: stats,
+		limit: desc("memory_budget_bytes", "The memory budget: the most llm_thinking's buffers may hold at once, in the whole process."),
 		held: desc("memory_held_bytes",
 			"Memory llm_thinking's buffers hold now: in use by requests and answers, cached for reuse, or let go and not yet collected."),
 		inUse: desc("memory_in_use_bytes", "Of the memory held, what requests and answers hold now."),
@@ -39,7 +43,7 @@ func (c memoryCollector) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect sends the memory metrics.
 func (c memoryCollector) Collect(ch chan<- prometheus.Metric) {
-	s := c.budget.stats()
+	s := c.stats()
 	for _, m := range []struct {
 		desc  *prometheus.Desc
 		kind  prometheus.ValueType

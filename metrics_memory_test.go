@@ -6,25 +6,28 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 )
 
 func TestMemoryMetrics(t *testing.T) {
-	b := newMemoryBudget(2 << 20)
+	b := budget.New(2 << 20)
 	reg := prometheus.NewPedanticRegistry()
-	if err := reg.Register(newMemoryCollector(b)); err != nil {
+	if err := reg.Register(newMemoryCollector(b.Stats)); err != nil {
 		t.Fatal(err)
 	}
-	hog := b.ticket(context.Background(), 0)
-	buf, err := hog.buffer(2<<20, 2<<20, true)
+	hog := b.Ticket(context.Background(), 0)
+	buf, err := hog.Buffer(2<<20, 2<<20, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.ticket(context.Background(), time.Millisecond).buffer(1<<20, 1<<20, true); err == nil {
+	if _, err := b.Ticket(context.Background(), time.Millisecond).Buffer(1<<20, 1<<20, true); err == nil {
 		t.Fatal("a full budget gave room")
 	}
-	b.overloaded.Add(1) // as the handler counts its 529
-	b.unobserved.Add(2)
-	hog.put(buf)
+	hog.Overloaded() // as the handler counts its 529
+	hog.Unobserved()
+	hog.Unobserved()
+	hog.Put(buf)
 	value := func(name string) float64 {
 		f := families(t, reg)[name]
 		if f == nil || len(f.GetMetric()) != 1 {

@@ -20,6 +20,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/option"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
@@ -153,15 +154,10 @@ type Handler struct {
 	// it. Default (or 0) 1s.
 	PersistInterval caddy.Duration `json:"persist_interval,omitempty"`
 
-	// MemoryBudget bounds, in bytes, all the memory llm_thinking holds at
-	// once in the whole process: request bodies being read or waiting to
-	// be forwarded, their rewritten copies and replays, and answers held
-	// to be read or rewritten. Every handler shares one budget: the
-	// largest memory_budget that a handler of the running config sets
-	// wins. Set by none, it is 256 MiB, or half of GOMEMLIMIT when that is
-	// lower (Caddy sets GOMEMLIMIT from a container's memory limit). A request
-	// takes room as its body arrives and waits for room when there is
-	// none; a body larger than half the budget is refused with 413.
+	// MemoryBudget is kept for configs written before the global option
+	// (see App): the process's memory budget, in bytes. The global
+	// option's wins; without it, the largest memory_budget a handler of
+	// the running config sets.
 	MemoryBudget int64 `json:"memory_budget,omitempty"`
 
 	// MemoryWait bounds, in all, how long a request of this handler waits
@@ -173,7 +169,7 @@ type Handler struct {
 	MemoryWait caddy.Duration `json:"memory_wait,omitempty"`
 
 	policy *policy.Policy
-	budget *memoryBudget
+	budget *budget.Budget
 	logger *zap.Logger
 }
 
@@ -206,8 +202,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.Validate(); err != nil {
 		return err
 	}
-	h.budget = processMemory
-	budgetVotes.cast(h, h.MemoryBudget)
+	h.budget = processMemory.join(h, h.MemoryBudget, false)
 	if err := registerMetrics(ctx); err != nil {
 		return err
 	}
@@ -267,8 +262,8 @@ func (h *Handler) Validate() error {
 		return fmt.Errorf("llm_thinking: persist_interval must not be negative, got %s", time.Duration(h.PersistInterval))
 	case h.MemoryBudget < 0:
 		return fmt.Errorf("llm_thinking: memory_budget must not be negative, got %d", h.MemoryBudget)
-	case h.MemoryBudget > 0 && h.MemoryBudget < minMemoryBudget:
-		return fmt.Errorf("llm_thinking: memory_budget must be at least %d bytes (1MiB), got %d", minMemoryBudget, h.MemoryBudget)
+	case h.MemoryBudget > 0 && h.MemoryBudget < budget.MinLimit:
+		return fmt.Errorf("llm_thinking: memory_budget must be at least %d bytes (1MiB), got %d", budget.MinLimit, h.MemoryBudget)
 	case h.MemoryWait < 0:
 		return fmt.Errorf("llm_thinking: memory_wait must not be negative, got %s", time.Duration(h.MemoryWait))
 	}
@@ -280,7 +275,7 @@ func (h *Handler) Validate() error {
 // registry itself lives on while any handler of the running config names
 // it.
 func (h *Handler) Cleanup() error {
-	budgetVotes.withdraw(h)
+	processMemory.leave(h)
 	if h.policy == nil {
 		return nil
 	}

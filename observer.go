@@ -10,6 +10,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/modelname"
@@ -43,14 +44,14 @@ type observer struct {
 	sse         *streaming.SSE
 	// answer holds a JSON answer to read its blocks; nil when the answer is
 	// not read, or no longer (it did not fit).
-	answer     *heldAnswer
+	answer     *budget.Answer
 	encoding   string // the answer's Content-Encoding
 	jsonModel  string // the model the JSON answer names, once read
 	remaining  int64  // JSON bytes still expected, or -1 when unknown
 	registered bool
 	failed     bool // the client is gone or a write failed
 
-	held *heldAnswer // a 400 being held back, nil when none
+	held *budget.Answer // a 400 being held back, nil when none
 
 	// Rewriting of a successful answer (see rewrite.go).
 	head          io.Writer      // the first rewriter of a stream, or nil
@@ -59,14 +60,14 @@ type observer struct {
 	whole         bool           // the JSON answer is held whole, in answer, to be rewritten
 	renamed       bool           // the JSON answer's model was rewritten
 	upstreamModel string         // the model it named before
-	ticket        *memoryTicket  // the request's account, for what is held
+	ticket        *budget.Ticket // the request's account, for what is held
 }
 
 // maxHeld bounds the 400 bodies held back; the API's error envelopes are a
 // few hundred bytes.
 const maxHeld = 64 << 10
 
-func (h *Handler) newObserver(w http.ResponseWriter, t *memoryTicket, repl *caddy.Replacer, backend string, plan policy.Plan, blocks, hold bool) *observer {
+func (h *Handler) newObserver(w http.ResponseWriter, t *budget.Ticket, repl *caddy.Replacer, backend string, plan policy.Plan, blocks, hold bool) *observer {
 	return &observer{ResponseWriter: w, h: h, ticket: t, repl: repl, backend: backend, conversation: plan.Conversation, thread: plan.Thread,
 		requested: plan.Model, blocks: blocks, hold: hold, remaining: -1}
 }
@@ -143,7 +144,7 @@ func (o *observer) Write(p []byte) (int, error) {
 		o.WriteHeader(http.StatusOK)
 	}
 	if o.held != nil {
-		err := o.held.write(p)
+		err := o.held.Append(p)
 		if err == nil {
 			return len(p), nil
 		}
@@ -186,7 +187,7 @@ func (o *observer) observe(p []byte) {
 		o.sse.Write(p)
 		return
 	}
-	if err := o.answer.write(p); err != nil {
+	if err := o.answer.Append(p); err != nil {
 		o.unobserved("answer", err)
 		o.dropAnswer()
 		return
@@ -207,7 +208,7 @@ func (o *observer) stop() {
 
 // dropAnswer stops holding the JSON answer and gives its memory back.
 func (o *observer) dropAnswer() {
-	o.answer.release()
+	o.answer.Release()
 	o.answer, o.whole = nil, false
 }
 
@@ -215,15 +216,15 @@ func (o *observer) dropAnswer() {
 // done with; the handler defers it.
 func (o *observer) drop() {
 	o.dropAnswer()
-	o.held.release()
+	o.held.Release()
 	o.held = nil
 }
 
 // holdAnswer returns an empty held answer of at most limit bytes, with
 // room for length bytes when that is known (>= 0); nil when it would not
 // fit, and the answer then passes unread.
-func (o *observer) holdAnswer(limit, length int64) *heldAnswer {
-	a, err := newHeldAnswer(o.ticket, limit, max(length, 0))
+func (o *observer) holdAnswer(limit, length int64) *budget.Answer {
+	a, err := budget.NewAnswer(o.ticket, limit, max(length, 0))
 	if err != nil {
 		o.unobserved("answer", err)
 		return nil
@@ -234,8 +235,8 @@ func (o *observer) holdAnswer(limit, length int64) *heldAnswer {
 // unobserved logs, and counts when the budget is why, an answer passed to
 // the client as it came.
 func (o *observer) unobserved(what string, err error) {
-	if errors.Is(err, errNoRoom) {
-		o.ticket.b.unobserved.Add(1)
+	if errors.Is(err, budget.ErrNoRoom) {
+		o.ticket.Unobserved()
 	}
 	o.h.logger.Debug("thinking.unobserved_response", zap.String("reason", what+": "+err.Error()), zap.String("backend", o.backend))
 }
@@ -274,15 +275,15 @@ func (o *observer) registerJSON() {
 	}
 	o.registered = true
 	defer o.dropAnswer()
-	body, err := o.answer.decoded(o.encoding, o.h.MaxResponseSize)
+	body, err := decodedAnswer(o.answer, o.encoding, o.h.MaxResponseSize)
 	if err != nil {
 		o.unobserved("answer", err)
 		return
 	}
 	if body != o.answer {
-		defer body.release()
+		defer body.Release()
 	}
-	o.registerBody(body.bytes())
+	o.registerBody(body.Bytes())
 }
 
 // registerBody registers the blocks of a whole JSON answer.
@@ -334,14 +335,14 @@ func (o *observer) refusal() (string, bool, error) {
 	if o.held == nil {
 		return "", false, nil
 	}
-	body, err := o.held.decoded(o.Header().Get("Content-Encoding"), maxHeld)
+	body, err := decodedAnswer(o.held, o.Header().Get("Content-Encoding"), maxHeld)
 	if err == nil {
-		msg, ok := policy.RefusalMessage(body.bytes())
+		msg, ok := policy.RefusalMessage(body.Bytes())
 		if body != o.held {
-			body.release()
+			body.Release()
 		}
 		if ok {
-			o.held.release()
+			o.held.Release()
 			o.held = nil
 			return msg, true, nil
 		}
@@ -353,9 +354,9 @@ func (o *observer) refusal() (string, bool, error) {
 func (o *observer) release() error {
 	held := o.held
 	o.held = nil
-	defer held.release()
+	defer held.Release()
 	o.ResponseWriter.WriteHeader(http.StatusBadRequest)
-	_, err := o.ResponseWriter.Write(held.bytes())
+	_, err := o.ResponseWriter.Write(held.Bytes())
 	if err != nil {
 		o.failed = true
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 )
 
 // The Anthropic error envelopes of the answers llm_thinking gives itself,
@@ -29,13 +31,13 @@ const (
 // for which no room came: 413 for a body too large, 529 for no room, 400
 // for a body the client did not send whole. rest is what is left of the
 // body the client sends, nil when it was read whole.
-func (h *Handler) refuseBody(w http.ResponseWriter, rest io.Reader, t *memoryTicket, err error) error {
+func (h *Handler) refuseBody(w http.ResponseWriter, rest io.Reader, t *budget.Ticket, err error) error {
 	switch {
-	case errors.Is(err, errBodyTooLarge):
+	case errors.Is(err, budget.ErrBodyTooLarge):
 		return writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf(tooLargeBody, h.MaxBodySize), false)
-	case errors.Is(err, errBeyondBudget):
-		return writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf(beyondBudgetBody, t.b.limitNow.Load()), false)
-	case errors.Is(err, errOverloaded), errors.Is(err, errGaveWay):
+	case errors.Is(err, budget.ErrBeyondBudget):
+		return writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf(beyondBudgetBody, t.Budget().Limit()), false)
+	case errors.Is(err, budget.ErrOverloaded), errors.Is(err, budget.ErrGaveWay):
 		return h.overloaded(w, rest, t, err)
 	}
 	return caddyhttp.Error(http.StatusBadRequest, err)
@@ -45,15 +47,15 @@ func (h *Handler) refuseBody(w http.ResponseWriter, rest io.Reader, t *memoryTic
 // of the request went upstream: the client sends it again whole. What the
 // client is still sending (rest) is read and dropped first: a client cut
 // off in the middle of its body sees a reset connection, not the answer.
-func (h *Handler) overloaded(w http.ResponseWriter, rest io.Reader, t *memoryTicket, err error) error {
-	t.b.overloaded.Add(1)
+func (h *Handler) overloaded(w http.ResponseWriter, rest io.Reader, t *budget.Ticket, err error) error {
+	t.Overloaded()
 	reason := "no room within memory_wait"
-	if errors.Is(err, errGaveWay) {
+	if errors.Is(err, budget.ErrGaveWay) {
 		reason = "gave way to older requests"
 	}
-	s := t.b.stats()
+	s := t.Budget().Stats()
 	h.logger.Warn(overloadedLogEvent, zap.String("reason", reason),
-		zap.Duration("waited", time.Duration(h.MemoryWait)-max(t.wait, 0)),
+		zap.Duration("waited", time.Duration(h.MemoryWait)-max(t.WaitLeft(), 0)),
 		zap.Int64("held", s.Held), zap.Int64("budget", s.Budget))
 	drained := dropRest(w, rest, h.MaxBodySize)
 	w.Header().Set("Retry-After", strconv.Itoa(h.retryAfter()))

@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/modelname"
@@ -104,13 +105,13 @@ func (o *observer) closeRewriters() {
 // whether it did; an answer past max_response_size, or that the budget has
 // no room for, is released as it came and passes from then on.
 func (o *observer) holdWhole(p []byte) bool {
-	err := o.answer.write(p)
+	err := o.answer.Append(p)
 	if err == nil {
 		return true
 	}
 	o.unobserved("answer to rewrite", err)
 	o.ResponseWriter.WriteHeader(http.StatusOK) // with the upstream's own length, if any
-	o.send(o.answer.bytes())
+	o.send(o.answer.Bytes())
 	o.dropAnswer()
 	return false
 }
@@ -119,7 +120,7 @@ func (o *observer) holdWhole(p []byte) bool {
 // its new length. Its blocks register before the client has them, as for
 // an answer passed as it came.
 func (o *observer) releaseWhole() {
-	body, done := o.rewriteJSON(o.answer.bytes())
+	body, done := o.rewriteJSON(o.answer.Bytes())
 	defer done()
 	o.whole = false
 	o.Header().Set("Content-Length", strconv.Itoa(len(body)))
@@ -134,23 +135,21 @@ func (o *observer) releaseWhole() {
 // while the rewriters work; the copy sent counts until Go collects it.
 // Without room, or on a panic (a bug), the answer is left as it came.
 func (o *observer) rewriteJSON(body []byte) (out []byte, done func()) {
-	reserved := 2 * int64(len(body))
-	if err := o.ticket.reserve(reserved, false); err != nil {
-		o.unobserved("answer to rewrite", err)
-		return body, func() {}
-	}
 	// The copy is a body of its own: room reserved, then the rewritten
 	// answer adopted in its place, or the room given back when the answer
 	// is left as it came.
-	copied := newBody(o.ticket)
-	copied.reserved = reserved
+	copied, err := budget.ReservedBody(o.ticket, 2*int64(len(body)), false)
+	if err != nil {
+		o.unobserved("answer to rewrite", err)
+		return body, func() {}
+	}
 	defer func() {
 		if cap(out) == 0 || unsafe.SliceData(out) == unsafe.SliceData(body) {
-			copied.set(nil)
+			copied.Set(nil)
 		} else {
-			copied.set(out)
+			copied.Set(out)
 		}
-		done = copied.close
+		done = copied.Close
 	}()
 	defer guard.Recover(o.h.logger, "handler", o.backend, func() { out = body })
 	out = body

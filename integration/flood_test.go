@@ -14,6 +14,7 @@ import (
 	"time"
 
 	llmthinking "github.com/caddy-llm-thinking/caddy-llm-thinking"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
 )
 
@@ -98,7 +99,7 @@ func (f *floodResult) post(t *testing.T, client *http.Client, url string, body i
 }
 
 // memoryStats reads the memory budget's statistics from the admin API.
-func memoryStats(t *testing.T) llmthinking.MemoryStats {
+func memoryStats(t *testing.T) budget.Stats {
 	t.Helper()
 	resp, err := http.Get("http://" + adminAddr + "/llm_thinking/stats")
 	if err != nil {
@@ -199,7 +200,7 @@ func sampleHeap(t *testing.T) func() uint64 {
 
 // awaitNothingInUse waits until the memory budget has nothing in use, and
 // returns its statistics.
-func awaitNothingInUse(t *testing.T) llmthinking.MemoryStats {
+func awaitNothingInUse(t *testing.T) budget.Stats {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {

@@ -98,6 +98,8 @@ type Site struct {
 	Extra string
 	// LogFile, when set, receives the JSON log at debug level.
 	LogFile string
+	// Global holds more global options ("llm_thinking {...}", say).
+	Global string
 	// Storage, when set, is Caddy's storage option, module and arguments
 	// ("file_system /tmp/x"), where registries persist; otherwise Caddy's
 	// default applies.
@@ -110,6 +112,9 @@ var caddyfileTemplate = template.Must(template.New("Caddyfile").Parse(`{
 	auto_https off
 {{- if .Site.Storage}}
 	storage {{.Site.Storage}}
+{{- end}}
+{{- if .Site.Global}}
+	{{.Site.Global}}
 {{- end}}
 {{- if .Site.LogFile}}
 	log {

@@ -1,4 +1,4 @@
-package llmthinking
+package budget
 
 import (
 	"context"
@@ -38,42 +38,42 @@ func TestBufferSizes(t *testing.T) {
 // garbage collections are let go, as sync.Pool's are; a size in use
 // stays.
 func TestBudgetLetsAnIdleCacheGo(t *testing.T) {
-	b := newMemoryBudget(64 << 20)
-	tk := b.ticket(context.Background(), time.Second)
-	buf, err := tk.buffer(1<<20, 1<<20, true)
+	b := New(64 << 20)
+	tk := b.Ticket(context.Background(), time.Second)
+	buf, err := tk.Buffer(1<<20, 1<<20, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk.put(buf)
+	tk.Put(buf)
 	buf = nil
-	if s := b.stats(); s.Cached != 1<<20 {
+	if s := b.Stats(); s.Cached != 1<<20 {
 		t.Fatalf("stats %+v, want the buffer cached", s)
 	}
-	collectUntil(t, func() bool { return b.stats().Held == 0 },
-		func() string { return fmt.Sprintf("an idle cache still held after 10s: %+v", b.stats()) })
+	collectUntil(t, func() bool { return b.Stats().Held == 0 },
+		func() string { return fmt.Sprintf("an idle cache still held after 10s: %+v", b.Stats()) })
 
 	// A size taken between every two collections stays; another goes.
-	inUse, err := tk.buffer(64<<10, 64<<10, true)
+	inUse, err := tk.Buffer(64<<10, 64<<10, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	unused, err := tk.buffer(256<<10, 256<<10, true)
+	unused, err := tk.Buffer(256<<10, 256<<10, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk.put(inUse)
-	tk.put(unused)
+	tk.Put(inUse)
+	tk.Put(unused)
 	unused = nil
 	deadline := time.Now().Add(10 * time.Second)
-	for b.stats().Held != 64<<10 {
+	for b.Stats().Held != 64<<10 {
 		if time.Now().After(deadline) {
-			t.Fatalf("a size no request asks for still held after 10s: %+v", b.stats())
+			t.Fatalf("a size no request asks for still held after 10s: %+v", b.Stats())
 		}
-		buf, err := tk.buffer(64<<10, 64<<10, true)
+		buf, err := tk.Buffer(64<<10, 64<<10, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tk.put(buf)
+		tk.Put(buf)
 		runtime.GC()
 		time.Sleep(time.Millisecond)
 	}

@@ -1,4 +1,4 @@
-package llmthinking
+package budget
 
 import (
 	"context"
@@ -12,23 +12,23 @@ import (
 // it (an answer, which never waits) gets that larger buffer rather than
 // none.
 func TestTicketTakesALargerCachedBufferWithoutRoom(t *testing.T) {
-	b := newMemoryBudget(8 << 20) // which caches up to 1 MiB
-	hog := b.ticket(context.Background(), time.Second)
-	large, err := hog.buffer(1<<20, 1<<20, false)
+	b := New(8 << 20) // which caches up to 1 MiB
+	hog := b.Ticket(context.Background(), time.Second)
+	large, err := hog.Buffer(1<<20, 1<<20, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hog.put(large)
-	answer := b.ticket(context.Background(), 0)
-	first, err := answer.buffer(64<<10, 64<<10, false)
+	hog.Put(large)
+	answer := b.Ticket(context.Background(), 0)
+	first, err := answer.Buffer(64<<10, 64<<10, false)
 	if err != nil || cap(first) != 64<<10 {
 		t.Fatalf("with room: cap %d, %v; want a 64 KiB buffer", cap(first), err)
 	}
-	s := b.stats()
-	if err := hog.reserve(s.Budget-s.Held, false); err != nil {
+	s := b.Stats()
+	if err := hog.Reserve(s.Budget-s.Held, false); err != nil {
 		t.Fatal(err)
 	}
-	second, err := answer.buffer(64<<10, 64<<10, false)
+	second, err := answer.Buffer(64<<10, 64<<10, false)
 	if err != nil || cap(second) != 1<<20 {
 		t.Fatalf("without room: cap %d, %v; want the cached 1 MiB buffer", cap(second), err)
 	}

@@ -1,4 +1,4 @@
-package llmthinking
+package budget
 
 import (
 	"bytes"
@@ -11,21 +11,21 @@ import (
 	"unsafe"
 )
 
-// errBodyTooLarge reports a request body over max_body_size.
-var errBodyTooLarge = errors.New("request body exceeds max_body_size")
+// ErrBodyTooLarge reports a request body over max_body_size.
+var ErrBodyTooLarge = errors.New("request body exceeds max_body_size")
 
-// body is a request body, or a copy of one, in memory the budget counts
+// Body is a request body, or a copy of one, in memory the budget counts
 // for its request. The handler and every reader it hands the transport
 // hold a reference; the last one gives the buffer back. An HTTP transport
 // may go on reading a body after the round trip returned (an upstream that
 // answers early), and may open new readers through GetBody to retry. A
 // reader nobody closes (a route that never proxies the request) gives its
 // reference back once Go collects it.
-type body struct {
-	t   *memoryTicket
+type Body struct {
+	t   *Ticket
 	buf []byte
 	// reserved is room taken for a copy that another package allocates
-	// (see copyRoom and set).
+	// (see CopyRoom and set).
 	reserved int64
 	refs     atomic.Int32
 	closed   atomic.Bool // the handler let go of its reference
@@ -33,31 +33,31 @@ type body struct {
 
 // newBody returns an empty body of the request t accounts for, whose one
 // reference the handler owns.
-func newBody(t *memoryTicket) *body {
-	b := &body{t: t}
+func newBody(t *Ticket) *Body {
+	b := &Body{t: t}
 	b.refs.Store(1)
 	return b
 }
 
-// readBody reads the whole request body, refusing more than limit bytes,
+// ReadBody reads the whole request body, refusing more than limit bytes,
 // taking room from the budget as the bytes arrive. A body the budget could
 // never hold, with the copy it may need, is refused before it is read. The
-// caller owns one reference and must call close. The request's own body is
+// caller owns one reference and must call Close. The request's own body is
 // left open, so that the rest of a body refused for lack of room can be
-// read and dropped (see dropRest); the server closes it.
-func readBody(r *http.Request, limit int64, t *memoryTicket) (*body, error) {
+// read and dropped; the server closes it.
+func ReadBody(r *http.Request, limit int64, t *Ticket) (*Body, error) {
 	switch {
 	case r.ContentLength > limit:
-		return nil, errBodyTooLarge
-	case r.ContentLength > t.b.limitNow.Load()/2:
-		return nil, errBeyondBudget
+		return nil, ErrBodyTooLarge
+	case r.ContentLength > t.b.Limit()/2:
+		return nil, ErrBeyondBudget
 	}
 	b := newBody(t)
 	if r.Body == nil || r.Body == http.NoBody {
 		return b, nil
 	}
 	if err := b.readFrom(r.Body, r.ContentLength, limit); err != nil {
-		b.close()
+		b.Close()
 		return nil, err
 	}
 	return b, nil
@@ -67,7 +67,7 @@ func readBody(r *http.Request, limit int64, t *memoryTicket) (*body, error) {
 // limit bytes. The buffer grows as the bytes arrive, doubling: a client
 // that trickles its body holds about what it sent, and one that sends a
 // body long known gets a buffer of its size when one is cached.
-func (b *body) readFrom(src io.Reader, length, limit int64) error {
+func (b *Body) readFrom(src io.Reader, length, limit int64) error {
 	end := length // the most bytes to read
 	if length < 0 {
 		end = limit + 1
@@ -91,20 +91,20 @@ func (b *body) readFrom(src io.Reader, length, limit int64) error {
 		}
 	}
 	if int64(len(b.buf)) > limit {
-		return errBodyTooLarge
+		return ErrBodyTooLarge
 	}
 	return nil
 }
 
 // grow gives the body a buffer twice as large, at most end bytes, waiting
 // for room when the budget has none.
-func (b *body) grow(length, end int64) error {
+func (b *Body) grow(length, end int64) error {
 	need := int(min(max(2*int64(cap(b.buf)), firstRead), end))
 	want := need
 	if length >= 0 {
 		want = int(length)
 	}
-	buf, err := b.t.grow(b.buf, want, need, true)
+	buf, err := b.t.Grow(b.buf, want, need, true)
 	if err != nil {
 		return err
 	}
@@ -112,59 +112,72 @@ func (b *body) grow(length, end int64) error {
 	return nil
 }
 
-// copyRoom returns an empty body to write a copy of up to size bytes into
+// CopyRoom returns an empty body to write a copy of up to size bytes into
 // (a rewritten or replayed request): a buffer of that size, or, for sizes
 // that are never cached, room reserved for the copy the writer allocates,
-// which set then adopts. It waits for room like a body being read.
-func copyRoom(t *memoryTicket, size int) (*body, error) {
+// which Set then adopts. It waits for room like a body being read.
+func CopyRoom(t *Ticket, size int) (*Body, error) {
 	b := newBody(t)
 	if size == 0 {
 		return b, nil
 	}
 	if size <= maxCachedBuffer {
-		buf, err := t.buffer(size, size, true)
+		buf, err := t.Buffer(size, size, true)
 		if err != nil {
 			return nil, err
 		}
 		b.buf = buf
 		return b, nil
 	}
-	if err := t.reserve(int64(size), true); err != nil {
+	if err := t.Reserve(int64(size), true); err != nil {
 		return nil, err
 	}
 	b.reserved = int64(size)
 	return b, nil
 }
 
-// room returns the memory to write the copy into: empty, with the
-// capacity reserved; nil when the writer must allocate.
-func (b *body) room() []byte { return b.buf[:0] }
+// ReservedBody returns an empty body with n bytes of room reserved for a
+// copy that another package allocates, which Set then adopts (Set(nil)
+// gives the room back). Without room it waits when wait is set, else fails
+// with ErrNoRoom.
+func ReservedBody(t *Ticket, n int64, wait bool) (*Body, error) {
+	if err := t.Reserve(n, wait); err != nil {
+		return nil, err
+	}
+	b := newBody(t)
+	b.reserved = n
+	return b, nil
+}
 
-// set makes p the body: written into its buffer, or, when that had no room
+// Room returns the memory to write the copy into: empty, with the
+// capacity reserved; nil when the writer must allocate.
+func (b *Body) Room() []byte { return b.buf[:0] }
+
+// Set makes p the body: written into its buffer, or, when that had no room
 // for it, allocated by the writer and adopted in place of the buffer and
 // the room reserved.
-func (b *body) set(p []byte) {
+func (b *Body) Set(p []byte) {
 	if cap(b.buf) > 0 && cap(p) > 0 && unsafe.SliceData(p) == unsafe.SliceData(b.buf) {
 		b.buf = p
 		return
 	}
 	if cap(b.buf) > 0 {
-		b.t.put(b.buf)
+		b.t.Put(b.buf)
 	}
 	b.buf = p
 	if cap(p) > 0 {
-		b.t.adopt(p, b.reserved)
+		b.t.Adopt(p, b.reserved)
 	} else if b.reserved > 0 {
-		b.t.unreserve(b.reserved)
+		b.t.Unreserve(b.reserved)
 	}
 	b.reserved = 0
 }
 
-// bytes returns the body. It is valid until the last reference goes.
-func (b *body) bytes() []byte { return b.buf }
+// Bytes returns the body. It is valid until the last reference goes.
+func (b *Body) Bytes() []byte { return b.buf }
 
-// close lets go of the handler's reference, once.
-func (b *body) close() {
+// Close lets go of the handler's reference, once.
+func (b *Body) Close() {
 	if b.closed.CompareAndSwap(false, true) {
 		b.release()
 	}
@@ -172,31 +185,31 @@ func (b *body) close() {
 
 // release drops one reference; the last one gives the buffer and any room
 // reserved back to the budget.
-func (b *body) release() {
+func (b *Body) release() {
 	if b.refs.Add(-1) != 0 {
 		return
 	}
 	if cap(b.buf) > 0 {
-		b.t.put(b.buf)
+		b.t.Put(b.buf)
 	}
 	if b.reserved > 0 {
-		b.t.unreserve(b.reserved)
+		b.t.Unreserve(b.reserved)
 	}
 	b.buf, b.reserved = nil, 0
 }
 
-// reader returns a new reader of the body that holds a reference until it
+// Reader returns a new reader of the body that holds a reference until it
 // is closed, or collected unclosed.
-func (b *body) reader() io.ReadCloser {
+func (b *Body) Reader() io.ReadCloser {
 	b.refs.Add(1)
 	r := &bodyReader{Reader: bytes.NewReader(b.buf), owner: b}
-	r.cleanup = runtime.AddCleanup(r, (*body).release, b)
+	r.cleanup = runtime.AddCleanup(r, (*Body).release, b)
 	return r
 }
 
 type bodyReader struct {
 	*bytes.Reader
-	owner   *body
+	owner   *Body
 	cleanup runtime.Cleanup
 	closed  atomic.Bool
 }

@@ -1,4 +1,4 @@
-package llmthinking
+package budget
 
 import (
 	"context"
@@ -15,30 +15,30 @@ import (
 
 // testTicket returns the account of one request with a budget of its own,
 // of limit bytes.
-func testTicket(limit int64) *memoryTicket {
-	return newMemoryBudget(limit).ticket(context.Background(), time.Second)
+func testTicket(limit int64) *Ticket {
+	return New(limit).Ticket(context.Background(), time.Second)
 }
 
 func TestReadBody(t *testing.T) {
 	content := strings.Repeat("x", 100)
 	read := func(r *http.Request, limit int64) (string, error) {
 		tk := testTicket(16 << 20)
-		b, err := readBody(r, limit, tk)
+		b, err := ReadBody(r, limit, tk)
 		if err != nil {
-			if s := tk.b.stats(); s.InUse != 0 {
+			if s := tk.b.Stats(); s.InUse != 0 {
 				t.Errorf("a body refused holds %d bytes", s.InUse)
 			}
 			return "", err
 		}
-		defer b.close()
-		return string(b.bytes()), nil
+		defer b.Close()
+		return string(b.Bytes()), nil
 	}
 
 	got, err := read(httptest.NewRequest("POST", "/v1/messages", strings.NewReader(content)), 100)
 	if err != nil || got != content {
 		t.Fatalf("body within the limit: %q, %v", got, err)
 	}
-	if _, err := read(httptest.NewRequest("POST", "/v1/messages", strings.NewReader(content)), 99); !errors.Is(err, errBodyTooLarge) {
+	if _, err := read(httptest.NewRequest("POST", "/v1/messages", strings.NewReader(content)), 99); !errors.Is(err, ErrBodyTooLarge) {
 		t.Fatalf("declared length over the limit: err = %v", err)
 	}
 
@@ -48,7 +48,7 @@ func TestReadBody(t *testing.T) {
 		r.ContentLength = -1
 		return r
 	}
-	if _, err := read(chunked(), 99); !errors.Is(err, errBodyTooLarge) {
+	if _, err := read(chunked(), 99); !errors.Is(err, ErrBodyTooLarge) {
 		t.Fatalf("chunked body over the limit: err = %v", err)
 	}
 	if got, err := read(chunked(), 100); err != nil || got != content {
@@ -58,7 +58,7 @@ func TestReadBody(t *testing.T) {
 	// A client that stops sending early is an error, not a short body.
 	r := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(content[:50]))
 	r.ContentLength = 100
-	if _, err := read(r, 1000); err == nil || errors.Is(err, errBodyTooLarge) {
+	if _, err := read(r, 1000); err == nil || errors.Is(err, ErrBodyTooLarge) {
 		t.Fatalf("truncated body: err = %v", err)
 	}
 }
@@ -91,9 +91,9 @@ func TestReadBodyHoldsWhatArrived(t *testing.T) {
 	r.ContentLength = 8 << 20
 	done := make(chan error, 1)
 	go func() {
-		b, err := readBody(r, 32<<20, tk)
+		b, err := ReadBody(r, 32<<20, tk)
 		if err == nil {
-			b.close()
+			b.Close()
 		}
 		done <- err
 	}()
@@ -102,7 +102,7 @@ func TestReadBodyHoldsWhatArrived(t *testing.T) {
 		tr.next <- struct{}{}
 	}
 	<-tr.asked // the reader waits for more, its buffer grown as it needed
-	sent, inUse := tr.sent.Load(), tk.b.stats().InUse
+	sent, inUse := tr.sent.Load(), tk.b.Stats().InUse
 	if inUse < sent || inUse > 2*sent {
 		t.Errorf("after %d bytes of an 8 MiB body, %d bytes in use", sent, inUse)
 	}
@@ -110,7 +110,7 @@ func TestReadBodyHoldsWhatArrived(t *testing.T) {
 	if err := <-done; err == nil {
 		t.Fatal("a body shorter than its length was read")
 	}
-	if s := tk.b.stats(); s.InUse != 0 {
+	if s := tk.b.Stats(); s.InUse != 0 {
 		t.Fatalf("%d bytes still in use after the body was refused", s.InUse)
 	}
 }
@@ -118,15 +118,15 @@ func TestReadBodyHoldsWhatArrived(t *testing.T) {
 func TestReadBodyBeyondTheBudget(t *testing.T) {
 	tk := testTicket(1 << 20)
 	r := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(strings.Repeat("x", 600<<10)))
-	if _, err := readBody(r, 32<<20, tk); !errors.Is(err, errBeyondBudget) {
+	if _, err := ReadBody(r, 32<<20, tk); !errors.Is(err, ErrBeyondBudget) {
 		t.Fatalf("a declared body over half the budget: err = %v", err)
 	}
 	r = httptest.NewRequest("POST", "/v1/messages", io.MultiReader(strings.NewReader(strings.Repeat("x", 2<<20))))
 	r.ContentLength = -1
-	if _, err := readBody(r, 32<<20, tk); !errors.Is(err, errBeyondBudget) {
+	if _, err := ReadBody(r, 32<<20, tk); !errors.Is(err, ErrBeyondBudget) {
 		t.Fatalf("a chunked body over the budget: err = %v", err)
 	}
-	if s := tk.b.stats(); s.InUse != 0 {
+	if s := tk.b.Stats(); s.InUse != 0 {
 		t.Fatalf("%d bytes in use after both were refused", s.InUse)
 	}
 }
@@ -137,25 +137,25 @@ func TestReadBodyBeyondTheBudget(t *testing.T) {
 // through GetBody for a retry.
 func TestBodyBufferOutlivesTheHandler(t *testing.T) {
 	tk := testTicket(16 << 20)
-	b, err := readBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader("original")), 100, tk)
+	b, err := ReadBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader("original")), 100, tk)
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := b.reader()
-	retry := b.reader()
+	first := b.Reader()
+	retry := b.Reader()
 	first.Close()
 	first.Close() // a second Close must not release twice
-	b.close()     // the handler returns
-	b.close()     // and must not release twice either
+	b.Close()     // the handler returns
+	b.Close()     // and must not release twice either
 
 	// Reuse the cache hard: a prematurely recycled buffer would be
 	// overwritten here.
 	for range 100 {
-		other, err := readBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader("clobbered")), 100, tk)
+		other, err := ReadBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader("clobbered")), 100, tk)
 		if err != nil {
 			t.Fatal(err)
 		}
-		other.close()
+		other.Close()
 	}
 	got, err := io.ReadAll(retry)
 	if err != nil || string(got) != "original" {
@@ -168,7 +168,7 @@ func TestBodyBufferOutlivesTheHandler(t *testing.T) {
 	if n := b.refs.Load(); n != 0 {
 		t.Fatalf("references = %d after every reader closed", n)
 	}
-	if s := tk.b.stats(); s.InUse != 0 {
+	if s := tk.b.Stats(); s.InUse != 0 {
 		t.Fatalf("%d bytes in use after every reference went", s.InUse)
 	}
 }
@@ -177,15 +177,15 @@ func TestBodyBufferOutlivesTheHandler(t *testing.T) {
 // never proxies) gives the body's room back once Go collects it.
 func TestUnclosedReaderGivesItsRoomBack(t *testing.T) {
 	tk := testTicket(16 << 20)
-	b, err := readBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader("never sent on")), 100, tk)
+	b, err := ReadBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader("never sent on")), 100, tk)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.reader() // dropped unclosed
-	b.close()
-	collectUntil(t, func() bool { return tk.b.stats().InUse == 0 },
+	b.Reader() // dropped unclosed
+	b.Close()
+	collectUntil(t, func() bool { return tk.b.Stats().InUse == 0 },
 		func() string {
-			return fmt.Sprintf("%d bytes still in use 10s after the reader was dropped", tk.b.stats().InUse)
+			return fmt.Sprintf("%d bytes still in use 10s after the reader was dropped", tk.b.Stats().InUse)
 		})
 }
 
@@ -194,54 +194,31 @@ func TestUnclosedReaderGivesItsRoomBack(t *testing.T) {
 // used goes back.
 func TestCopyRoom(t *testing.T) {
 	tk := testTicket(64 << 20)
-	small, err := copyRoom(tk, 100<<10)
-	if err != nil || cap(small.room()) < 100<<10 {
-		t.Fatalf("copyRoom(100 KiB): cap %d, %v", cap(small.room()), err)
+	small, err := CopyRoom(tk, 100<<10)
+	if err != nil || cap(small.Room()) < 100<<10 {
+		t.Fatalf("CopyRoom(100 KiB): cap %d, %v", cap(small.Room()), err)
 	}
-	small.set(append(small.room(), "rewritten"...))
-	if string(small.bytes()) != "rewritten" {
-		t.Fatalf("body %q", small.bytes())
+	small.Set(append(small.Room(), "rewritten"...))
+	if string(small.Bytes()) != "rewritten" {
+		t.Fatalf("body %q", small.Bytes())
 	}
-	large, err := copyRoom(tk, 6<<20)
-	if err != nil || large.room() != nil || tk.b.stats().InUse != 128<<10+6<<20 {
-		t.Fatalf("copyRoom(6 MiB): room %d, %v, in use %d", cap(large.room()), err, tk.b.stats().InUse)
+	large, err := CopyRoom(tk, 6<<20)
+	if err != nil || large.Room() != nil || tk.b.Stats().InUse != 128<<10+6<<20 {
+		t.Fatalf("CopyRoom(6 MiB): room %d, %v, in use %d", cap(large.Room()), err, tk.b.Stats().InUse)
 	}
 	copied := make([]byte, 5<<20)
-	large.set(copied)
-	if s := tk.b.stats(); s.InUse != 128<<10+5<<20 {
+	large.Set(copied)
+	if s := tk.b.Stats(); s.InUse != 128<<10+5<<20 {
 		t.Fatalf("the adopted 5 MiB copy: %d bytes in use", s.InUse)
 	}
-	unused, err := copyRoom(tk, 6<<20)
+	unused, err := CopyRoom(tk, 6<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
-	unused.close()
-	small.close()
-	large.close()
-	if s := tk.b.stats(); s.InUse != 0 {
+	unused.Close()
+	small.Close()
+	large.Close()
+	if s := tk.b.Stats(); s.InUse != 0 {
 		t.Fatalf("%d bytes in use after every copy was let go", s.InUse)
-	}
-}
-
-func TestRefuseBodyWritesTheAnthropicEnvelope(t *testing.T) {
-	h := &Handler{MaxBodySize: 1024, MemoryWait: 3e9}
-	tk := testTicket(64 << 20)
-	for _, c := range []struct {
-		err    error
-		status int
-		body   string
-	}{
-		{errBodyTooLarge, http.StatusRequestEntityTooLarge,
-			`{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes (llm_thinking max_body_size 1024)."}}`},
-		{errBeyondBudget, http.StatusRequestEntityTooLarge,
-			`{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes (llm_thinking memory_budget 67108864 holds bodies up to half its size)."}}`},
-	} {
-		w := httptest.NewRecorder()
-		if err := h.refuseBody(w, nil, tk, c.err); err != nil {
-			t.Fatal(err)
-		}
-		if w.Code != c.status || w.Body.String() != c.body || w.Header().Get("Content-Type") != "application/json" {
-			t.Errorf("%v: got %d %q %q", c.err, w.Code, w.Header().Get("Content-Type"), w.Body.String())
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package llmthinking
+package budget
 
 import (
 	"math/bits"
@@ -154,8 +154,8 @@ func (c *bufferCache) evict(n int64) { c.trim(max(c.bytes-n, 0)) }
 // watchCycles has cycle run after the next garbage collection, and so
 // after every one: a cleanup of an object nothing references runs once
 // the collection that found it is done, and arms the next.
-func (b *memoryBudget) watchCycles() {
-	runtime.AddCleanup(new(cycleSentinel), (*memoryBudget).cycle, b)
+func (b *Budget) watchCycles() {
+	runtime.AddCleanup(new(cycleSentinel), (*Budget).cycle, b)
 }
 
 // cycleSentinel is the object whose collection marks a cycle; large enough
@@ -170,7 +170,7 @@ type cycleSentinel [64]byte
 // since the last collection: a buffer cached then serves better than one
 // collected (and collections come fast, the budget asking for them). It
 // runs once per collection.
-func (b *memoryBudget) cycle() {
+func (b *Budget) cycle() {
 	b.mu.Lock()
 	if waits := b.waits.Load(); waits == b.waitsSeen && len(b.waiters) == 0 {
 		b.cache.idle()
@@ -178,11 +178,13 @@ func (b *memoryBudget) cycle() {
 		b.waitsSeen = waits
 	}
 	b.mu.Unlock()
-	b.watchCycles()
+	if !b.closed.Load() {
+		b.watchCycles()
+	}
 }
 
 // trimCache lets go of cached buffers past the cache's bound.
-func (b *memoryBudget) trimCache() {
+func (b *Budget) trimCache() {
 	if b.cache.trim(b.cacheLimit()) {
 		b.letGo = true
 	}

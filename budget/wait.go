@@ -1,4 +1,4 @@
-package llmthinking
+package budget
 
 import (
 	"cmp"
@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// memoryWaiter is a request waiting for room.
-type memoryWaiter struct {
-	t    *memoryTicket
+// waiter is a request waiting for room.
+type waiter struct {
+	t    *Ticket
 	size int64      // room asked for
 	need int        // a cached buffer of at least need bytes serves it; 0 for a reservation
 	buf  []byte     // the cached buffer that served it
@@ -19,12 +19,12 @@ type memoryWaiter struct {
 }
 
 // enqueue adds w to the waiters, in the order of its request's age.
-func (b *memoryBudget) enqueue(w *memoryWaiter) {
+func (b *Budget) enqueue(w *waiter) {
 	if !w.t.counted {
 		w.t.counted = true
 		b.waits.Add(1)
 	}
-	i, _ := slices.BinarySearchFunc(b.waiters, w.t.age, func(v *memoryWaiter, age uint64) int {
+	i, _ := slices.BinarySearchFunc(b.waiters, w.t.age, func(v *waiter, age uint64) int {
 		return cmp.Compare(v.t.age, age)
 	})
 	b.waiters = slices.Insert(b.waiters, i, w)
@@ -32,7 +32,7 @@ func (b *memoryBudget) enqueue(w *memoryWaiter) {
 }
 
 // dequeue removes the waiter at i.
-func (b *memoryBudget) dequeue(i int) *memoryWaiter {
+func (b *Budget) dequeue(i int) *waiter {
 	w := b.waiters[i]
 	b.waiters = slices.Delete(b.waiters, i, i+1)
 	return w
@@ -41,7 +41,7 @@ func (b *memoryBudget) dequeue(i int) *memoryWaiter {
 // dispatch serves the waiters that room allows, oldest first. When the
 // oldest cannot be served it makes room come (see unblock). Called with
 // b.mu held, after anything that may have made room.
-func (b *memoryBudget) dispatch() {
+func (b *Budget) dispatch() {
 	for len(b.waiters) > 0 {
 		w := b.waiters[0]
 		if w.need > 0 {
@@ -67,7 +67,7 @@ func (b *memoryBudget) dispatch() {
 // cached buffers are let go and collected, and, for what that and the
 // requests giving way already will not free, younger waiters that hold
 // bytes give way, youngest first.
-func (b *memoryBudget) unblock() {
+func (b *Budget) unblock() {
 	head := b.waiters[0]
 	missing := func() int64 {
 		return b.charged + head.size - b.limit - b.awaitingCollection() - b.givingWay
@@ -93,7 +93,7 @@ func (b *memoryBudget) unblock() {
 			b.dequeue(i)
 			w.t.gaveWay = true
 			b.givingWay += w.t.held
-			w.done <- errGaveWay
+			w.done <- ErrGaveWay
 		}
 	}
 }
@@ -114,7 +114,7 @@ func (b *memoryBudget) unblock() {
 // is let go). So a waiter never waits on a collection Go would not run by
 // itself (a large heap is collected seldom), and a buffer that stays
 // reachable costs a collection now and then, not a loop of them.
-func (b *memoryBudget) collect() {
+func (b *Budget) collect() {
 	pause := firstCollectPause
 	for {
 		debug.FreeOSMemory()
@@ -143,7 +143,7 @@ const (
 
 // collectAgain reports whether more was let go since the last collection
 // while requests wait, and counts the collection it calls for.
-func (b *memoryBudget) collectAgain() bool {
+func (b *Budget) collectAgain() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if !b.letGo || len(b.waiters) == 0 {
@@ -157,7 +157,7 @@ func (b *memoryBudget) collectAgain() bool {
 // stillAwaiting reports whether requests still wait while room let go has
 // not come back, counting the collection that calls for; when not, the
 // collecting is over.
-func (b *memoryBudget) stillAwaiting() bool {
+func (b *Budget) stillAwaiting() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if len(b.waiters) == 0 || b.awaitingCollection() <= 0 {
@@ -171,11 +171,11 @@ func (b *memoryBudget) stillAwaiting() bool {
 
 // awaitingCollection is the room of buffers let go that Go has not freed
 // yet. Called with b.mu held.
-func (b *memoryBudget) awaitingCollection() int64 { return b.charged - b.inUse - b.cache.bytes }
+func (b *Budget) awaitingCollection() int64 { return b.charged - b.inUse - b.cache.bytes }
 
 // await waits until w is served, its request's memory_wait is spent, its
 // client is gone, or it must give way.
-func (t *memoryTicket) await(w *memoryWaiter) error {
+func (t *Ticket) await(w *waiter) error {
 	start := time.Now()
 	timer := time.NewTimer(max(t.wait, 0))
 	defer timer.Stop()
@@ -183,12 +183,12 @@ func (t *memoryTicket) await(w *memoryWaiter) error {
 	select {
 	case err = <-w.done:
 	case <-timer.C:
-		err = errOverloaded
+		err = ErrOverloaded
 	case <-t.ctx.Done():
 		err = context.Cause(t.ctx)
 	}
 	t.wait -= time.Since(start)
-	if err == nil || errors.Is(err, errGaveWay) {
+	if err == nil || errors.Is(err, ErrGaveWay) {
 		return err
 	}
 	b := t.b

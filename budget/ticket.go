@@ -1,4 +1,4 @@
-package llmthinking
+package budget
 
 import (
 	"context"
@@ -7,11 +7,11 @@ import (
 	"unsafe"
 )
 
-// memoryTicket is one request's account with the budget: what it holds,
+// Ticket is one request's account with the budget: what it holds,
 // how long it may still wait, and its age among waiters. Only the request's
 // own goroutine waits on it; buffers may be given back from any goroutine.
-type memoryTicket struct {
-	b    *memoryBudget
+type Ticket struct {
+	b    *Budget
 	ctx  context.Context
 	age  uint64
 	wait time.Duration // what is left of memory_wait
@@ -22,24 +22,38 @@ type memoryTicket struct {
 	gaveWay bool
 }
 
-// ticket opens the account of a request, which may wait for room at most
+// Ticket opens the account of a request, which may wait for room at most
 // wait in all, and not once ctx is done.
-func (b *memoryBudget) ticket(ctx context.Context, wait time.Duration) *memoryTicket {
-	return &memoryTicket{b: b, ctx: ctx, age: b.requests.Add(1), wait: wait}
+func (b *Budget) Ticket(ctx context.Context, wait time.Duration) *Ticket {
+	return &Ticket{b: b, ctx: ctx, age: b.requests.Add(1), wait: wait}
 }
 
-// buffer returns an empty buffer of at least need bytes, in use by the
+// Budget returns the budget the ticket is an account with.
+func (t *Ticket) Budget() *Budget { return t.b }
+
+// WaitLeft returns what is left of the time the request may wait for
+// room; it is negative once the request waited longer.
+func (t *Ticket) WaitLeft() time.Duration { return t.wait }
+
+// Overloaded counts the request as refused for lack of room.
+func (t *Ticket) Overloaded() { t.b.overloaded.Add(1) }
+
+// Unobserved counts an answer of the request passed on unread for lack of
+// room.
+func (t *Ticket) Unobserved() { t.b.unobserved.Add(1) }
+
+// Buffer returns an empty buffer of at least need bytes, in use by the
 // request; one of want bytes (want >= need) when such a buffer is cached
 // and nobody waits for room (a body of known length then takes one buffer
 // of its size, but under pressure grows only as its bytes arrive).
-// Without room it waits when wait is set, else fails with errNoRoom.
-func (t *memoryTicket) buffer(want, need int, wait bool) ([]byte, error) {
+// Without room it waits when wait is set, else fails with ErrNoRoom.
+func (t *Ticket) Buffer(want, need int, wait bool) ([]byte, error) {
 	b := t.b
 	size := bufferSize(need)
 	b.mu.Lock()
 	if t.held+size > b.limit {
 		b.mu.Unlock()
-		return nil, errBeyondBudget
+		return nil, ErrBeyondBudget
 	}
 	if b.first(t) {
 		var buf []byte
@@ -66,9 +80,9 @@ func (t *memoryTicket) buffer(want, need int, wait bool) ([]byte, error) {
 	}
 	if !wait {
 		b.mu.Unlock()
-		return nil, errNoRoom
+		return nil, ErrNoRoom
 	}
-	w := &memoryWaiter{t: t, size: size, need: need, done: make(chan error, 1)}
+	w := &waiter{t: t, size: size, need: need, done: make(chan error, 1)}
 	b.enqueue(w)
 	b.mu.Unlock()
 	if err := t.await(w); err != nil {
@@ -80,14 +94,14 @@ func (t *memoryTicket) buffer(want, need int, wait bool) ([]byte, error) {
 	return b.allocate(size), nil
 }
 
-// reserve takes n bytes of room for a copy that another package allocates
+// Reserve takes n bytes of room for a copy that another package allocates
 // (see adopt), waiting for it when wait is set.
-func (t *memoryTicket) reserve(n int64, wait bool) error {
+func (t *Ticket) Reserve(n int64, wait bool) error {
 	b := t.b
 	b.mu.Lock()
 	if t.held+n > b.limit {
 		b.mu.Unlock()
-		return errBeyondBudget
+		return ErrBeyondBudget
 	}
 	if b.first(t) && b.charged+n <= b.limit {
 		b.charged += n
@@ -97,16 +111,16 @@ func (t *memoryTicket) reserve(n int64, wait bool) error {
 	}
 	if !wait {
 		b.mu.Unlock()
-		return errNoRoom
+		return ErrNoRoom
 	}
-	w := &memoryWaiter{t: t, size: n, done: make(chan error, 1)}
+	w := &waiter{t: t, size: n, done: make(chan error, 1)}
 	b.enqueue(w)
 	b.mu.Unlock()
 	return t.await(w)
 }
 
-// unreserve gives back room reserved and not used.
-func (t *memoryTicket) unreserve(n int64) {
+// Unreserve gives back room reserved and not used.
+func (t *Ticket) Unreserve(n int64) {
 	b := t.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -115,11 +129,11 @@ func (t *memoryTicket) unreserve(n int64) {
 	b.dispatch()
 }
 
-// adopt makes buf, which another package allocated, a buffer of the
+// Adopt makes buf, which another package allocated, a buffer of the
 // request, counted in place of the reserved room: exactly as from then on,
 // until Go collects it. A copy larger than the room reserved is counted
 // whole, even past the limit: it exists already.
-func (t *memoryTicket) adopt(buf []byte, reserved int64) {
+func (t *Ticket) Adopt(buf []byte, reserved int64) {
 	b := t.b
 	size := charge(cap(buf))
 	b.mu.Lock()
@@ -132,23 +146,23 @@ func (t *memoryTicket) adopt(buf []byte, reserved int64) {
 	runtime.AddCleanup(unsafe.SliceData(buf), b.collected, size)
 }
 
-// grow returns a buffer from buffer(want, need, wait) holding old's bytes,
+// Grow returns a buffer from Buffer(want, need, wait) holding old's bytes,
 // and gives old back: what a buffer that must hold more does.
-func (t *memoryTicket) grow(old []byte, want, need int, wait bool) ([]byte, error) {
-	buf, err := t.buffer(want, need, wait)
+func (t *Ticket) Grow(old []byte, want, need int, wait bool) ([]byte, error) {
+	buf, err := t.Buffer(want, need, wait)
 	if err != nil {
 		return nil, err
 	}
 	buf = append(buf, old...)
 	if cap(old) > 0 {
-		t.put(old)
+		t.Put(old)
 	}
 	return buf, nil
 }
 
-// put gives back a buffer the request is done with: it is cached for reuse,
+// Put gives back a buffer the request is done with: it is cached for reuse,
 // or let go until Go collects it.
-func (t *memoryTicket) put(buf []byte) {
+func (t *Ticket) Put(buf []byte) {
 	b := t.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -163,19 +177,19 @@ func (t *memoryTicket) put(buf []byte) {
 }
 
 // first reports whether no request older than t waits for room.
-func (b *memoryBudget) first(t *memoryTicket) bool {
+func (b *Budget) first(t *Ticket) bool {
 	return len(b.waiters) == 0 || b.waiters[0].t.age > t.age
 }
 
 // use counts n more bytes held by t.
-func (b *memoryBudget) use(t *memoryTicket, n int64) {
+func (b *Budget) use(t *Ticket, n int64) {
 	t.held += n
 	b.inUse += n
 	b.peak = max(b.peak, b.charged)
 }
 
 // unuse counts n bytes t no longer holds.
-func (b *memoryBudget) unuse(t *memoryTicket, n int64) {
+func (b *Budget) unuse(t *Ticket, n int64) {
 	b.use(t, -n)
 	if t.gaveWay {
 		b.givingWay -= n
@@ -185,14 +199,14 @@ func (b *memoryBudget) unuse(t *memoryTicket, n int64) {
 
 // allocate returns a new empty buffer of size bytes, already counted, and
 // has Go's collector give its room back once it is unreachable.
-func (b *memoryBudget) allocate(size int64) []byte {
+func (b *Budget) allocate(size int64) []byte {
 	buf := make([]byte, 0, size)
 	runtime.AddCleanup(unsafe.SliceData(buf), b.collected, size)
 	return buf
 }
 
 // collected gives back the room of a buffer Go has freed.
-func (b *memoryBudget) collected(size int64) {
+func (b *Budget) collected(size int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.charged -= size

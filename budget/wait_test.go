@@ -1,4 +1,4 @@
-package llmthinking
+package budget
 
 import (
 	"context"
@@ -17,17 +17,17 @@ type taken struct {
 // take asks for a buffer of need bytes for tk in a goroutine, and returns
 // a channel that gets the outcome. The caller keeps the buffer reachable:
 // collected, it would give its room back.
-func take(tk *memoryTicket, need int) chan taken {
+func take(tk *Ticket, need int) chan taken {
 	done := make(chan taken, 1)
 	go func() {
-		buf, err := tk.buffer(need, need, true)
+		buf, err := tk.Buffer(need, need, true)
 		done <- taken{buf, err}
 	}()
 	return done
 }
 
 // awaitWaiters waits until n requests wait for room in b.
-func awaitWaiters(t *testing.T, b *memoryBudget, n int) {
+func awaitWaiters(t *testing.T, b *Budget, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -45,10 +45,10 @@ func awaitWaiters(t *testing.T, b *memoryBudget, n int) {
 }
 
 func TestBudgetServesTheOldestRequestFirst(t *testing.T) {
-	b := newMemoryBudget(2 << 20)
+	b := New(2 << 20)
 	ctx := context.Background()
-	holder, older, younger := b.ticket(ctx, time.Minute), b.ticket(ctx, time.Minute), b.ticket(ctx, time.Minute)
-	held, err := holder.buffer(2<<20, 2<<20, true)
+	holder, older, younger := b.Ticket(ctx, time.Minute), b.Ticket(ctx, time.Minute), b.Ticket(ctx, time.Minute)
+	held, err := holder.Buffer(2<<20, 2<<20, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestBudgetServesTheOldestRequestFirst(t *testing.T) {
 	awaitWaiters(t, b, 1)
 	fromOlder := take(older, 2<<20)
 	awaitWaiters(t, b, 2)
-	holder.put(held)
+	holder.Put(held)
 	got := <-fromOlder
 	if got.err != nil {
 		t.Fatalf("the older request: %v", got.err)
@@ -67,40 +67,40 @@ func TestBudgetServesTheOldestRequestFirst(t *testing.T) {
 		t.Fatalf("the younger request was served (%v) while the older one held everything", got.err)
 	default:
 	}
-	if s := b.stats(); s.InUse != 2<<20 || s.Waits != 2 {
+	if s := b.Stats(); s.InUse != 2<<20 || s.Waits != 2 {
 		t.Fatalf("stats %+v", s)
 	}
 }
 
 func TestBudgetWaitIsBounded(t *testing.T) {
-	b := newMemoryBudget(1 << 20)
-	holder := b.ticket(context.Background(), time.Minute)
-	held, err := holder.buffer(1<<20, 1<<20, true)
+	b := New(1 << 20)
+	holder := b.Ticket(context.Background(), time.Minute)
+	held, err := holder.Buffer(1<<20, 1<<20, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer runtime.KeepAlive(held) // collected, it would give its room back
-	waiter := b.ticket(context.Background(), 20*time.Millisecond)
-	if _, err := waiter.buffer(64<<10, 64<<10, true); !errors.Is(err, errOverloaded) {
-		t.Fatalf("err = %v, want errOverloaded", err)
+	waiter := b.Ticket(context.Background(), 20*time.Millisecond)
+	if _, err := waiter.Buffer(64<<10, 64<<10, true); !errors.Is(err, ErrOverloaded) {
+		t.Fatalf("err = %v, want ErrOverloaded", err)
 	}
 	// The wait is bounded in all: the next one fails at once.
 	if waiter.wait > 0 {
 		t.Fatalf("%v of the wait left after it ran out", waiter.wait)
 	}
 	start := time.Now()
-	if _, err := waiter.buffer(64<<10, 64<<10, true); !errors.Is(err, errOverloaded) || time.Since(start) > 5*time.Second {
+	if _, err := waiter.Buffer(64<<10, 64<<10, true); !errors.Is(err, ErrOverloaded) || time.Since(start) > 5*time.Second {
 		t.Fatalf("second wait: %v after %v", err, time.Since(start))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	gone := b.ticket(ctx, time.Minute)
+	gone := b.Ticket(ctx, time.Minute)
 	done := take(gone, 64<<10)
 	awaitWaiters(t, b, 1)
 	cancel()
 	if got := <-done; !errors.Is(got.err, context.Canceled) {
 		t.Fatalf("a client gone: err = %v", got.err)
 	}
-	if _, err := b.ticket(context.Background(), time.Minute).buffer(64<<10, 64<<10, false); !errors.Is(err, errNoRoom) {
+	if _, err := b.Ticket(context.Background(), time.Minute).Buffer(64<<10, 64<<10, false); !errors.Is(err, ErrNoRoom) {
 		t.Fatalf("an answer's buffer without room: err = %v", err)
 	}
 	b.mu.Lock()
@@ -113,11 +113,11 @@ func TestBudgetWaitIsBounded(t *testing.T) {
 // TestBudgetYoungestGivesWay: two requests hold half the budget each and
 // both wait for more; neither could ever finish, so the younger gives way.
 func TestBudgetYoungestGivesWay(t *testing.T) {
-	b := newMemoryBudget(2 << 20)
-	older, younger := b.ticket(context.Background(), time.Minute), b.ticket(context.Background(), time.Minute)
+	b := New(2 << 20)
+	older, younger := b.Ticket(context.Background(), time.Minute), b.Ticket(context.Background(), time.Minute)
 	var held [][]byte
-	for _, tk := range []*memoryTicket{older, younger} {
-		buf, err := tk.buffer(1<<20, 1<<20, true)
+	for _, tk := range []*Ticket{older, younger} {
+		buf, err := tk.Buffer(1<<20, 1<<20, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,8 +127,8 @@ func TestBudgetYoungestGivesWay(t *testing.T) {
 	fromYounger := take(younger, 1<<20)
 	awaitWaiters(t, b, 1)
 	fromOlder := take(older, 1<<20)
-	if got := <-fromYounger; !errors.Is(got.err, errGaveWay) {
-		t.Fatalf("the younger request: %v, want errGaveWay", got.err)
+	if got := <-fromYounger; !errors.Is(got.err, ErrGaveWay) {
+		t.Fatalf("the younger request: %v, want ErrGaveWay", got.err)
 	}
 	b.mu.Lock()
 	waiting := len(b.waiters) == 1 && b.waiters[0].t == older && older.held == 1<<20
@@ -136,7 +136,7 @@ func TestBudgetYoungestGivesWay(t *testing.T) {
 	if !waiting {
 		t.Fatal("the older request was served before the younger let go")
 	}
-	younger.put(held[1])
+	younger.Put(held[1])
 	if got := <-fromOlder; got.err != nil {
 		t.Fatalf("the older request: %v", got.err)
 	}
@@ -146,14 +146,14 @@ func TestBudgetYoungestGivesWay(t *testing.T) {
 // bytes gives them to an older one that waits, rather than both waiting
 // for a third that holds the rest of the budget.
 func TestBudgetWaitersGiveWayToOlderOnes(t *testing.T) {
-	b := newMemoryBudget(2 << 20)
+	b := New(2 << 20)
 	ctx := context.Background()
-	holder, older, younger := b.ticket(ctx, time.Minute), b.ticket(ctx, time.Minute), b.ticket(ctx, time.Minute)
-	a, err := holder.buffer(1<<20, 1<<20, true)
+	holder, older, younger := b.Ticket(ctx, time.Minute), b.Ticket(ctx, time.Minute), b.Ticket(ctx, time.Minute)
+	a, err := holder.Buffer(1<<20, 1<<20, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := younger.buffer(512<<10, 512<<10, true)
+	c, err := younger.Buffer(512<<10, 512<<10, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,16 +161,16 @@ func TestBudgetWaitersGiveWayToOlderOnes(t *testing.T) {
 	fromYounger := take(younger, 1<<20)
 	awaitWaiters(t, b, 1)
 	fromOlder := take(older, 1<<20)
-	if got := <-fromYounger; !errors.Is(got.err, errGaveWay) {
-		t.Fatalf("the younger request: %v, want errGaveWay", got.err)
+	if got := <-fromYounger; !errors.Is(got.err, ErrGaveWay) {
+		t.Fatalf("the younger request: %v, want ErrGaveWay", got.err)
 	}
-	younger.put(c)
+	younger.Put(c)
 	got := <-fromOlder
 	if got.err != nil {
 		t.Fatalf("the older request: %v", got.err)
 	}
 	defer runtime.KeepAlive(got.buf)
-	if s := b.stats(); s.InUse != 2<<20 {
+	if s := b.Stats(); s.InUse != 2<<20 {
 		t.Fatalf("stats %+v", s)
 	}
 }
@@ -178,22 +178,22 @@ func TestBudgetWaitersGiveWayToOlderOnes(t *testing.T) {
 // TestBudgetCollectsWhatWasLetGo: room taken by buffers let go but not yet
 // collected comes back through a collection the waiter makes run.
 func TestBudgetCollectsWhatWasLetGo(t *testing.T) {
-	b := newMemoryBudget(16 << 20)
-	holder := b.ticket(context.Background(), time.Minute)
-	buf, err := holder.buffer(12<<20, 12<<20, true) // too large to be cached
+	b := New(16 << 20)
+	holder := b.Ticket(context.Background(), time.Minute)
+	buf, err := holder.Buffer(12<<20, 12<<20, true) // too large to be cached
 	if err != nil {
 		t.Fatal(err)
 	}
-	holder.put(buf)
+	holder.Put(buf)
 	buf = nil
-	if s := b.stats(); s.Held != 12<<20 || s.InUse != 0 {
+	if s := b.Stats(); s.Held != 12<<20 || s.InUse != 0 {
 		t.Fatalf("after letting go: %+v", s)
 	}
-	waiter := b.ticket(context.Background(), 10*time.Second)
-	if _, err := waiter.buffer(8<<20, 8<<20, true); err != nil {
+	waiter := b.Ticket(context.Background(), 10*time.Second)
+	if _, err := waiter.Buffer(8<<20, 8<<20, true); err != nil {
 		t.Fatalf("the waiter: %v", err)
 	}
-	if s := b.stats(); s.Collections == 0 || s.Waits != 1 || s.InUse != 8<<20 {
+	if s := b.Stats(); s.Collections == 0 || s.Waits != 1 || s.InUse != 8<<20 {
 		t.Fatalf("stats %+v", s)
 	}
 }
@@ -203,15 +203,15 @@ func TestBudgetCollectsWhatWasLetGo(t *testing.T) {
 // its room back through a later collection, long before the waiter's
 // memory_wait, not through one Go might run much later by itself.
 func TestBudgetCollectsAgainWhatWasStillReachable(t *testing.T) {
-	b := newMemoryBudget(16 << 20)
-	holder := b.ticket(context.Background(), time.Minute)
-	buf, err := holder.buffer(12<<20, 12<<20, true) // too large to be cached
+	b := New(16 << 20)
+	holder := b.Ticket(context.Background(), time.Minute)
+	buf, err := holder.Buffer(12<<20, 12<<20, true) // too large to be cached
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := gcCount()
-	holder.put(buf)
-	waiter := b.ticket(context.Background(), 30*time.Second)
+	holder.Put(buf)
+	waiter := b.Ticket(context.Background(), 30*time.Second)
 	got := take(waiter, 8<<20)
 	awaitWaiters(t, b, 1)
 	// Two collections see buf still reachable: the one the waiter made
@@ -234,7 +234,7 @@ func TestBudgetCollectsAgainWhatWasStillReachable(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the waiter still waits 20s after the buffer became unreachable")
 	}
-	if s := b.stats(); s.Collections < 2 || s.InUse != 8<<20 {
+	if s := b.Stats(); s.Collections < 2 || s.InUse != 8<<20 {
 		t.Fatalf("stats %+v", s)
 	}
 	t.Logf("served %v after the buffer became unreachable", time.Since(start))
@@ -251,32 +251,32 @@ func gcCount() uint32 {
 // any cached buffer waits as a buffer does, and is served when other room
 // reserved is given back, or turns out larger than the copy it was for.
 func TestBudgetReservationWaitsForRoom(t *testing.T) {
-	b := newMemoryBudget(16 << 20)
+	b := New(16 << 20)
 	ctx := context.Background()
-	holder, first, second := b.ticket(ctx, time.Minute), b.ticket(ctx, time.Minute), b.ticket(ctx, time.Minute)
-	if err := holder.reserve(12<<20, true); err != nil {
+	holder, first, second := b.Ticket(ctx, time.Minute), b.Ticket(ctx, time.Minute), b.Ticket(ctx, time.Minute)
+	if err := holder.Reserve(12<<20, true); err != nil {
 		t.Fatal(err)
 	}
-	reserve := func(tk *memoryTicket, n int64) chan error {
+	reserve := func(tk *Ticket, n int64) chan error {
 		done := make(chan error, 1)
-		go func() { done <- tk.reserve(n, true) }()
+		go func() { done <- tk.Reserve(n, true) }()
 		return done
 	}
 	fromFirst := reserve(first, 8<<20)
 	awaitWaiters(t, b, 1)
-	holder.unreserve(12 << 20)
+	holder.Unreserve(12 << 20)
 	if err := <-fromFirst; err != nil {
 		t.Fatalf("after room was given back: %v", err)
 	}
 	fromSecond := reserve(second, 12<<20)
 	awaitWaiters(t, b, 1)
 	copied := make([]byte, 0, 1<<20)
-	first.adopt(copied, 8<<20) // the copy took less than was reserved
+	first.Adopt(copied, 8<<20) // the copy took less than was reserved
 	if err := <-fromSecond; err != nil {
 		t.Fatalf("after a copy took less than its room: %v", err)
 	}
 	runtime.KeepAlive(copied) // collected, it would give its room back
-	if s := b.stats(); s.InUse != 13<<20 || s.Waits != 2 {
+	if s := b.Stats(); s.InUse != 13<<20 || s.Waits != 2 {
 		t.Fatalf("stats %+v, want 13 MiB in use after 2 waits", s)
 	}
 }

@@ -1,0 +1,122 @@
+package llmthinking
+
+import (
+	"fmt"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/option"
+)
+
+func init() {
+	caddy.RegisterModule(App{})
+	httpcaddyfile.RegisterGlobalOption("llm_thinking", parseGlobalOption)
+}
+
+// App holds llm_thinking's settings for the whole process, as Caddy holds
+// its own process-wide settings: set once, in the global options, not by
+// each handler.
+//
+//	{
+//	    llm_thinking {
+//	        memory_budget <size>
+//	    }
+//	}
+type App struct {
+	// MemoryBudget bounds, in bytes, all the memory llm_thinking holds at
+	// once in the process: request bodies being read or waiting to be
+	// forwarded, their rewritten copies and replays, and answers held to
+	// be read or rewritten. A request takes room as its body arrives and
+	// waits for room when there is none (see the handler's memory_wait);
+	// a body larger than half the budget is refused with 413. Unset, it is
+	// the largest memory_budget a handler of the running config sets, or
+	// else 256 MiB, or half of GOMEMLIMIT when that is lower (Caddy sets
+	// GOMEMLIMIT from a container's memory limit).
+	MemoryBudget int64 `json:"memory_budget,omitempty"`
+
+	memory *budget.Budget
+}
+
+// CaddyModule returns the Caddy module information.
+func (App) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "llm_thinking",
+		New: func() caddy.Module { return new(App) },
+	}
+}
+
+// Provision checks the settings and applies them to the process.
+func (a *App) Provision(caddy.Context) error {
+	if err := a.Validate(); err != nil {
+		return err
+	}
+	a.memory = processMemory.join(a, a.MemoryBudget, true)
+	return nil
+}
+
+// Validate checks the settings.
+func (a *App) Validate() error {
+	switch {
+	case a.MemoryBudget < 0:
+		return fmt.Errorf("llm_thinking: memory_budget must not be negative, got %d", a.MemoryBudget)
+	case a.MemoryBudget > 0 && a.MemoryBudget < budget.MinLimit:
+		return fmt.Errorf("llm_thinking: memory_budget must be at least %d bytes (1MiB), got %d", budget.MinLimit, a.MemoryBudget)
+	}
+	return nil
+}
+
+// Start does nothing: the settings apply from Provision on.
+func (a *App) Start() error { return nil }
+
+// Stop does nothing: Cleanup withdraws the settings.
+func (a *App) Stop() error { return nil }
+
+// Cleanup withdraws the app's say in the process's settings.
+func (a *App) Cleanup() error {
+	processMemory.leave(a)
+	return nil
+}
+
+// parseGlobalOption reads the llm_thinking global option:
+//
+//	llm_thinking {
+//	    memory_budget <size>
+//	}
+func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
+	d.Next() // the option's name
+	if d.NextArg() {
+		return nil, d.ArgErr()
+	}
+	var a App
+	for d.NextBlock(0) {
+		switch sub := d.Val(); sub {
+		case "memory_budget":
+			if !d.NextArg() {
+				return nil, d.ArgErr()
+			}
+			size, err := option.Size(sub, d.Val())
+			if err != nil {
+				return nil, d.Err(err.Error())
+			}
+			if d.NextArg() {
+				return nil, d.ArgErr()
+			}
+			a.MemoryBudget = size
+		default:
+			return nil, d.Errf("unrecognized llm_thinking global option %q", sub)
+		}
+	}
+	return httpcaddyfile.App{Name: "llm_thinking", Value: caddyconfig.JSON(a, nil)}, nil
+}
+
+// Interface guards
+var (
+	_ caddy.App          = (*App)(nil)
+	_ caddy.Provisioner  = (*App)(nil)
+	_ caddy.Validator    = (*App)(nil)
+	_ caddy.CleanerUpper = (*App)(nil)
+)

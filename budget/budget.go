@@ -1,0 +1,157 @@
+// Package budget bounds the memory llm_thinking holds at once in a process:
+// the request bodies being read or waiting to be forwarded, their rewritten
+// copies and replays, the answers held to be read or rewritten, and the
+// buffers cached for reuse. A request takes room as its bytes arrive and
+// waits for room when there is none, oldest first; what it cannot get in
+// time is its caller's to refuse (a 529, a 413). An answer never waits.
+//
+// It knows nothing of Caddy or HTTP handlers: the handler and the
+// transports open a Ticket per request and hold their bytes through it.
+// It must never hold a byte it does not count.
+package budget
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+)
+
+// Budget bounds the bytes of every buffer llm_thinking holds at once,
+// across every handler of the process: request bodies being read or waiting
+// to be forwarded, their rewritten copies and replays, answers held to be
+// read or rewritten, and the buffers cached for reuse. Plain reverse_proxy
+// streams a body through a small buffer; llm_thinking must hold it whole to
+// decide about it, so without a bound a few clients uploading large bodies
+// to a slow upstream can take the process out of memory, and every other
+// site with it.
+//
+// A buffer counts from the moment it is allocated until Go's garbage
+// collector has freed it (a runtime cleanup says when), so that what the
+// budget bounds is memory: a buffer let go but not collected yet still
+// takes room. Buffers let go are kept for reuse while they fit in a small
+// cache (memory_cache.go), and a request that waits for room while some
+// awaits collection has a collection run (memory_wait.go).
+//
+// A request takes room as its body arrives, a buffer at a time (see
+// body.readFrom and Ticket), so a client that trickles its body holds
+// only about what it sent. When there is no room it waits, at most its handler's
+// memory_wait in all; waiters are served oldest request first, so small
+// requests cannot starve a large one. What a waiting request holds is of
+// no use while it waits: when the oldest waiter cannot be served, younger
+// waiters that hold bytes give way at once, youngest first, until what
+// they hold would serve it (their clients get a 529, which clients retry).
+// So requests that all wait for more, none able to finish, never stall
+// each other, and memory is not held by requests that cannot go on.
+type Budget struct {
+	mu sync.Mutex
+	// limit bounds charged.
+	limit int64
+	// charged counts every live buffer (in use, cached, or let go and not
+	// collected yet) and the room reserved for copies being made.
+	charged int64
+	// inUse is what requests hold of charged: buffers and reservations.
+	inUse int64
+	peak  int64
+	cache bufferCache
+	// waiters are the requests waiting for room, oldest request first.
+	waiters []*waiter
+	// givingWay is what the requests told to give way still hold: room on
+	// its way back.
+	givingWay int64
+	// collecting is set while a collection asked for runs; letGo, when
+	// buffers were let go since the last one started.
+	collecting bool
+	letGo      bool
+	// wake ends a pause of the collecting when more was let go.
+	wake chan struct{}
+	// waitsSeen is waits as the last garbage collection saw it (see cycle).
+	waitsSeen uint64
+
+	requests                                   atomic.Uint64 // tickets issued: their age
+	waits, overloaded, unobserved, collections atomic.Uint64
+	limitNow                                   atomic.Int64 // limit, read without the lock
+	closed                                     atomic.Bool  // see Close
+}
+
+// Errors of a request that found no room.
+var (
+	// ErrOverloaded: the request waited its memory_wait for room in vain.
+	ErrOverloaded = errors.New("llm_thinking memory budget is full")
+	// ErrGaveWay: the request gave its room to older ones, which could not
+	// have finished otherwise.
+	ErrGaveWay = errors.New("llm_thinking memory budget is full; gave way to older requests")
+	// ErrBeyondBudget: the request needs more than the whole budget.
+	ErrBeyondBudget = errors.New("request body exceeds what llm_thinking memory_budget can hold")
+	// ErrNoRoom: no room now, for an answer, which never waits.
+	ErrNoRoom = errors.New("no room in llm_thinking memory budget")
+)
+
+// New returns a budget of limit bytes.
+func New(limit int64) *Budget {
+	b := &Budget{limit: limit, wake: make(chan struct{}, 1)}
+	b.limitNow.Store(limit)
+	b.watchCycles()
+	return b
+}
+
+// SetLimit changes the limit; requests waiting for room get it when it grew.
+func (b *Budget) SetLimit(limit int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.limit = limit
+	b.limitNow.Store(limit)
+	b.trimCache()
+	b.dispatch()
+}
+
+// Limit returns the limit.
+func (b *Budget) Limit() int64 { return b.limitNow.Load() }
+
+// Close stops following Go's garbage collections, for a budget no handler
+// uses any more. What is still held is given back as before; the cached
+// buffers are let go.
+func (b *Budget) Close() {
+	b.closed.Store(true)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.cache.trim(0)
+}
+
+// cacheLimit bounds the buffers kept for reuse: an eighth of the budget,
+// at most maxCacheBytes.
+func (b *Budget) cacheLimit() int64 { return min(b.limit/8, maxCacheBytes) }
+
+// Stats is what the budget reports, in bytes and counts since the
+// process started.
+type Stats struct {
+	// Budget is the limit on held.
+	Budget int64 `json:"budget"`
+	// Held is what llm_thinking's buffers take now: in use, cached for
+	// reuse, or let go and not yet freed by Go's garbage collector; with
+	// the room reserved for copies being made.
+	Held int64 `json:"held"`
+	// InUse is what requests and answers hold of it.
+	InUse int64 `json:"in_use"`
+	// Cached is what is kept for reuse of it.
+	Cached int64 `json:"cached"`
+	// Peak is the most held at once.
+	Peak int64 `json:"peak"`
+	// Waits counts requests that waited for room.
+	Waits uint64 `json:"waits"`
+	// Overloaded counts requests answered 529 for lack of room.
+	Overloaded uint64 `json:"overloaded"`
+	// Unobserved counts answers passed to the client unread for lack of
+	// room (their blocks stay unknown).
+	Unobserved uint64 `json:"unobserved"`
+	// Collections counts garbage collections run to free room.
+	Collections uint64 `json:"collections"`
+}
+
+// Stats returns what the budget holds and has counted.
+func (b *Budget) Stats() Stats {
+	b.mu.Lock()
+	s := Stats{Budget: b.limit, Held: b.charged, InUse: b.inUse, Cached: b.cache.bytes, Peak: b.peak}
+	b.mu.Unlock()
+	s.Waits, s.Overloaded, s.Unobserved, s.Collections = b.waits.Load(), b.overloaded.Load(), b.unobserved.Load(), b.collections.Load()
+	return s
+}

@@ -1,0 +1,30 @@
+package llmthinking
+
+import (
+	"fmt"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/streaming"
+)
+
+// decodedAnswer returns the answer a holds with its Content-Encoding removed:
+// itself, or for gzip a new held answer of at most limit bytes, which the
+// caller releases.
+func decodedAnswer(a *budget.Answer, contentEncoding string, limit int64) (*budget.Answer, error) {
+	zr, err := streaming.Decompressor(a.Bytes(), contentEncoding)
+	switch {
+	case err != nil:
+		return nil, err
+	case zr == nil:
+		return a, nil
+	}
+	out, err := budget.NewAnswer(a.Ticket(), limit, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := out.Fill(zr); err != nil {
+		out.Release()
+		return nil, fmt.Errorf("reading gzip answer: %w", err)
+	}
+	return out, nil
+}
