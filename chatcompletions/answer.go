@@ -5,8 +5,6 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 )
@@ -24,28 +22,29 @@ func TranslateAnswer(body []byte, opts AnswerOptions) ([]byte, error) {
 	if !jsonscan.Valid(body) {
 		return nil, ErrNotAnswer
 	}
-	root := gjson.ParseBytes(body)
-	if !root.IsObject() {
+	root := jsonscan.Parse(body)
+	if root.Kind() != jsonscan.Object {
 		return nil, ErrNotAnswer
 	}
-	if e := root.Get("error"); e.Exists() && e.Type != gjson.Null {
-		return nil, errors.New("the upstream answered an error: " + chunkErrorMessage([]byte(e.Raw)))
+	if e := root.Get("error"); e.Exists() && e.Kind() != jsonscan.Null {
+		return nil, errors.New("the upstream answered an error: " + chunkErrorMessage(e))
 	}
 	choices := root.Get("choices")
-	if !choices.IsArray() {
+	if choices.Kind() != jsonscan.Array {
 		return nil, ErrNotAnswer
 	}
-	msg := choices.Get("0.message")
-	finish := choices.Get("0.finish_reason").Str
+	choice := choices.Index(0)
+	msg := choice.Get("message")
+	finish := choice.Get("finish_reason").Text()
 
 	thinking := reasoningOf(msg)
-	content := []byte(msg.Get("content").Str)
+	content := msg.Get("content").Text()
 	if len(thinking) == 0 && !opts.NoTags {
 		thinking, content = splitWhole(content, opts.AssumeOpen)
 	}
 
 	out := []byte(`{"id":"msg_`)
-	if id := appendID(nil, []byte(root.Get("id").Raw)); len(id) > 0 {
+	if id := appendID(nil, root.Get("id")); len(id) > 0 {
 		out = append(out, id...)
 	} else {
 		out = append(out, "chat"...)
@@ -75,17 +74,17 @@ func TranslateAnswer(body []byte, opts AnswerOptions) ([]byte, error) {
 		out = append(out, '}')
 	}
 	calls := 0
-	for i, tc := range msg.Get("tool_calls").Array() {
+	for tc := range msg.Get("tool_calls").Elements() {
 		sep()
+		out = appendToolUse(out, tc, calls, root.Get("id"), opts.ToolNames)
 		calls++
-		out = appendToolUse(out, tc, i, root.Get("id").Raw, opts.ToolNames)
 	}
 	out = append(out, `],"stop_reason":"`...)
-	out = append(out, stopReason([]byte(finish), calls > 0)...)
+	out = append(out, stopReason(finish, calls > 0)...)
 	out = append(out, `","stop_sequence":null,"usage":`...)
 	var u usage
-	if raw := root.Get("usage"); raw.IsObject() {
-		u.read([]byte(raw.Raw))
+	if raw := root.Get("usage"); raw.Kind() == jsonscan.Object {
+		u.read(raw)
 	}
 	if u.prompt == 0 {
 		u.prompt = opts.InputTokens
@@ -96,41 +95,39 @@ func TranslateAnswer(body []byte, opts AnswerOptions) ([]byte, error) {
 
 // reasoningOf returns the reasoning of an answer's message, from the first
 // field that has any.
-func reasoningOf(msg gjson.Result) []byte {
+func reasoningOf(msg jsonscan.Value) []byte {
 	for _, f := range []string{"reasoning_content", "reasoning"} {
-		if v := msg.Get(f); v.Type == gjson.String && v.Str != "" {
-			return []byte(v.Str)
+		if v := msg.Get(f).Text(); len(v) > 0 {
+			return v
 		}
 	}
 	var text []byte
-	for _, d := range msg.Get("reasoning_details").Array() {
+	for d := range msg.Get("reasoning_details").Elements() {
 		for _, f := range []string{"text", "summary"} {
-			if v := d.Get(f); v.Type == gjson.String {
-				text = append(text, v.Str...)
-			}
+			text = append(text, d.Get(f).Text()...)
 		}
 	}
 	return text
 }
 
 // appendToolUse appends the tool_use block of one tool call.
-func appendToolUse(out []byte, tc gjson.Result, i int, msgID string, names map[string]string) []byte {
+func appendToolUse(out []byte, tc jsonscan.Value, i int, msgID []byte, names map[string]string) []byte {
 	out = append(out, `{"type":"tool_use","id":"`...)
 	start := len(out)
-	out = appendID(out, []byte(tc.Get("id").Raw))
+	out = appendID(out, tc.Get("id"))
 	if len(out) == start {
 		out = append(out, "toolu_"...)
-		out = appendID(out, []byte(msgID))
+		out = appendID(out, msgID)
 		out = strconv.AppendInt(append(out, '_'), int64(i), 10)
 	}
 	out = append(out, `","name":`...)
-	name := tc.Get("function.name").Str
+	name := tc.Get("function", "name").Str()
 	if orig, ok := names[name]; ok {
 		name = orig
 	}
 	out = jsonstr.Quote(out, []byte(name))
 	out = append(out, `,"input":`...)
-	out = append(out, toolInput([]byte(tc.Get("function.arguments").Str))...)
+	out = append(out, toolInput(tc.Get("function", "arguments").Text())...)
 	return append(out, '}')
 }
 

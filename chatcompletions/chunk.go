@@ -28,15 +28,15 @@ func parseChunk(data []byte, c *chunk) bool {
 		return false
 	}
 	var buf [32]byte
-	m := objectAt(data, 0)
-	for key, at, ok := m.next(); ok; key, at, ok = m.next() {
-		name := keyName(key, &buf)
+	m := jsonscan.Members(data, 0)
+	for key, at, ok := m.Next(); ok; key, at, ok = m.Next() {
+		name := jsonscan.Name(key, &buf)
 		if string(name) == "choices" && data[at] == '[' {
 			// Walked once, not skipped and walked again.
-			m.after(c.choices(data, at))
+			m.SetEnd(c.choices(data, at))
 			continue
 		}
-		v, ok := m.skip(at)
+		v, ok := skip(&m, data, at)
 		if !ok {
 			break
 		}
@@ -53,7 +53,7 @@ func parseChunk(data []byte, c *chunk) bool {
 			}
 		}
 	}
-	return !m.bad && !c.bad && jsonscan.SkipSpace(data, m.end) == len(data)
+	return m.Err() == nil && !c.bad && jsonscan.SkipSpace(data, m.End()) == len(data)
 }
 
 // literal returns v when it is a valid string literal, else nil; a literal
@@ -81,14 +81,14 @@ func (c *chunk) choices(data []byte, at int) int {
 			continue
 		}
 		c.seen = true
-		m := objectAt(data, v)
-		for key, dv, ok := m.next(); ok; key, dv, ok = m.next() {
-			name := keyName(key, &buf)
+		m := jsonscan.Members(data, v)
+		for key, dv, ok := m.Next(); ok; key, dv, ok = m.Next() {
+			name := jsonscan.Name(key, &buf)
 			if (string(name) == "delta" || string(name) == "message") && data[dv] == '{' {
-				m.after(c.delta(data, dv))
+				m.SetEnd(c.delta(data, dv))
 				continue
 			}
-			fv, ok := m.skip(dv)
+			fv, ok := skip(&m, data, dv)
 			if !ok {
 				break
 			}
@@ -96,11 +96,11 @@ func (c *chunk) choices(data []byte, at int) int {
 				c.finish = stringLit(fv)
 			}
 		}
-		if m.bad {
+		if m.Err() != nil {
 			c.bad = true
 			return len(data)
 		}
-		el.SetEnd(m.end)
+		el.SetEnd(m.End())
 	}
 	if el.Err() != nil {
 		c.bad = true
@@ -114,13 +114,13 @@ func (c *chunk) choices(data []byte, at int) int {
 func (c *chunk) delta(data []byte, at int) int {
 	var buf [32]byte
 	var reasoning []byte
-	m := objectAt(data, at)
-	for key, vs, ok := m.next(); ok; key, vs, ok = m.next() {
-		v, ok := m.skip(vs)
+	m := jsonscan.Members(data, at)
+	for key, vs, ok := m.Next(); ok; key, vs, ok = m.Next() {
+		v, ok := skip(&m, data, vs)
 		if !ok {
 			break
 		}
-		switch string(keyName(key, &buf)) {
+		switch string(jsonscan.Name(key, &buf)) {
 		case "content":
 			c.content = nonEmpty(c.literal(v))
 		case "reasoning_content":
@@ -145,11 +145,11 @@ func (c *chunk) delta(data []byte, at int) int {
 	case reasoning != nil:
 		c.reasoning, c.details = reasoning, nil
 	}
-	if m.bad {
+	if m.Err() != nil {
 		c.bad = true
 		return len(data)
 	}
-	return m.end
+	return m.End()
 }
 
 // stringLit returns v when it is a string literal, else nil.
@@ -179,7 +179,7 @@ func detailText(item []byte) []byte {
 	var text []byte
 	it := jsonscan.Members(item, 0)
 	for key, v, ok := it.Item(); ok; key, v, ok = it.Item() {
-		switch string(keyName(key, &buf)) {
+		switch string(jsonscan.Name(key, &buf)) {
 		case "text", "summary":
 			if t := nonEmpty(stringLit(v)); t != nil && jsonscan.Valid(t) {
 				text = t
@@ -205,7 +205,7 @@ func (c *chunk) parseToolCall(v []byte, position int) (toolCallDelta, bool) {
 	var buf [32]byte
 	it := jsonscan.Members(v, 0)
 	for key, v, ok := it.Item(); ok; key, v, ok = it.Item() {
-		switch string(keyName(key, &buf)) {
+		switch string(jsonscan.Name(key, &buf)) {
 		case "index":
 			if n, ok := index(v); ok {
 				d.index, d.hasIndex = n, true
@@ -243,4 +243,14 @@ func index(v []byte) (int, bool) {
 		n = n*10 + int(c-'0')
 	}
 	return n, true
+}
+
+// skip passes over the value of the member m is at, which starts at
+// data[at], and returns it.
+func skip(m *jsonscan.Iter, data []byte, at int) ([]byte, bool) {
+	end, ok := m.Skip()
+	if !ok {
+		return nil, false
+	}
+	return data[at:end], true
 }

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/tidwall/gjson"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 )
@@ -68,17 +68,17 @@ func AppendErrorEvent(dst []byte, typ, msg string) []byte {
 func upstreamMessage(status int, body []byte) string {
 	body = bytes.TrimSpace(body)
 	msg := ""
-	if gjson.ValidBytes(body) {
-		r := gjson.ParseBytes(body)
-		for _, path := range []string{"error.message", "error", "message", "detail", "error.metadata.raw"} {
-			if v := r.Get(path); v.Exists() && v.Type == gjson.String && v.Str != "" {
-				msg = v.Str
+	if jsonscan.Valid(body) {
+		r := jsonscan.Parse(body)
+		for _, path := range [][]string{{"error", "message"}, {"error"}, {"message"}, {"detail"}, {"error", "metadata", "raw"}} {
+			if v := r.Get(path...).Str(); v != "" {
+				msg = v
 				break
 			}
 		}
 		if msg == "" {
 			if v := r.Get("detail"); v.Exists() {
-				msg = v.Raw
+				msg = string(v)
 			}
 		}
 	} else if utf8.Valid(body) {

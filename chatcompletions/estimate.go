@@ -1,6 +1,6 @@
 package chatcompletions
 
-import "github.com/tidwall/gjson"
+import "github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 
 // Bytes per token and tokens per image of the estimate.
 const (
@@ -15,30 +15,33 @@ const (
 // have no count_tokens endpoint, and Claude Code only needs the order of
 // magnitude for its context meter.
 func EstimateTokens(body []byte) int {
-	root := gjson.ParseBytes(body)
-	return estimate(root, root.Get("messages").Array())
+	r := readMembers(jsonscan.Parse(body))
+	return estimate(r.system, r.tools, r.messages)
 }
 
-// estimate is EstimateTokens of a parsed request and its messages.
-func estimate(root gjson.Result, messages []gjson.Result) int {
-	n := len(root.Get("system").Raw) + len(root.Get("tools").Raw)
+// estimate is EstimateTokens of a request's system prompt, tools and
+// messages. The lengths of the string literals stand for the strings'
+// bytes: escapes count a little more, which an estimate can afford.
+func estimate(system, tools, messages jsonscan.Value) int {
+	n := len(system) + len(tools)
 	images := 0
-	for _, m := range messages {
+	var name [32]byte
+	for m := range messages.Elements() {
 		c := m.Get("content")
-		if c.Type == gjson.String {
-			n += len(c.Str)
+		if c.Kind() == jsonscan.String {
+			n += len(c) - 2
 			continue
 		}
-		for _, b := range c.Array() {
-			switch b.Get("type").Str {
+		for b := range c.Elements() {
+			switch string(b.Get("type").Name(&name)) {
 			case "text":
-				n += len(b.Get("text").Str)
+				n += len(b.Get("text"))
 			case "thinking":
-				n += len(b.Get("thinking").Str)
+				n += len(b.Get("thinking"))
 			case "tool_use":
-				n += len(b.Get("input").Raw) + len(b.Get("name").Str)
+				n += len(b.Get("input")) + len(b.Get("name"))
 			case "tool_result":
-				n += len(b.Get("content").Raw)
+				n += len(b.Get("content"))
 			case "image":
 				images++
 			}

@@ -3,9 +3,8 @@ package chatcompletions
 import (
 	"bytes"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 )
 
@@ -44,25 +43,26 @@ func (w *requestWriter) system(text []byte) {
 
 // joinText returns a string, or the text of text blocks joined by a blank
 // line.
-func joinText(v gjson.Result) []byte {
-	if v.Type == gjson.String {
-		return []byte(v.Str)
+func joinText(v jsonscan.Value) []byte {
+	if v.Kind() == jsonscan.String {
+		return v.Text()
 	}
 	var text []byte
-	for _, b := range v.Array() {
-		if b.Get("type").Str != "text" {
+	for b := range v.Elements() {
+		if !b.Get("type").Is("text") {
 			continue
 		}
 		if len(text) > 0 {
 			text = append(text, "\n\n"...)
 		}
-		text = append(text, b.Get("text").Str...)
+		text = append(text, b.Get("text").Text()...)
 	}
 	return text
 }
 
-func (w *requestWriter) message(m gjson.Result) {
-	switch m.Get("role").Str {
+func (w *requestWriter) message(m jsonscan.Value) {
+	var name [32]byte
+	switch string(m.Get("role").Name(&name)) {
 	case "system":
 		// Joined into the first message (see TranslateRequest).
 	case "assistant":
@@ -75,19 +75,20 @@ func (w *requestWriter) message(m gjson.Result) {
 
 // user writes a user message: its tool results first, as tool messages,
 // then the rest as one user message.
-func (w *requestWriter) user(content gjson.Result) {
-	if content.Type == gjson.String {
+func (w *requestWriter) user(content jsonscan.Value) {
+	if content.Kind() == jsonscan.String {
 		w.answerPending()
 		w.open("user")
-		w.out = append(jsonstr.Quote(w.out, []byte(content.Str)), '}')
+		w.out = append(jsonstr.Quote(w.out, content.Text()), '}')
 		return
 	}
-	var parts []gjson.Result
+	var parts []jsonscan.Value
 	var orphans []byte
-	for _, b := range content.Array() {
-		switch b.Get("type").Str {
+	var name [32]byte
+	for b := range content.Elements() {
+		switch string(b.Get("type").Name(&name)) {
 		case "tool_result":
-			id := b.Get("tool_use_id").Str
+			id := b.Get("tool_use_id").Str()
 			if !w.answer(id) {
 				// A result of no call the server saw: tool messages must
 				// follow their call, so it is told as text.
@@ -100,8 +101,8 @@ func (w *requestWriter) user(content gjson.Result) {
 			w.out = jsonstr.Quote(w.out, toolResultText(b))
 			w.out = append(w.out, `,"tool_call_id":`...)
 			w.out = append(jsonstr.Quote(w.out, []byte(id)), '}')
-			for _, c := range b.Get("content").Array() {
-				if c.Get("type").Str == "image" {
+			for c := range b.Get("content").Elements() {
+				if c.Get("type").Is("image") {
 					parts = append(parts, c)
 				}
 			}
@@ -111,14 +112,14 @@ func (w *requestWriter) user(content gjson.Result) {
 	}
 	w.answerPending()
 	if len(orphans) > 0 {
-		parts = append([]gjson.Result{gjson.Parse(string(jsonstr.Quote([]byte(`{"type":"text","text":`), orphans)) + "}")}, parts...)
+		parts = append([]jsonscan.Value{append(jsonstr.Quote([]byte(`{"type":"text","text":`), orphans), '}')}, parts...)
 	}
 	if len(parts) == 0 {
 		return
 	}
 	w.open("user")
-	if len(parts) == 1 && parts[0].Get("type").Str == "text" {
-		w.out = append(jsonstr.Quote(w.out, []byte(parts[0].Get("text").Str)), '}')
+	if len(parts) == 1 && parts[0].Get("type").Is("text") {
+		w.out = append(jsonstr.Quote(w.out, parts[0].Get("text").Text()), '}')
 		return
 	}
 	w.out = append(w.out, '[')
@@ -132,15 +133,15 @@ func (w *requestWriter) user(content gjson.Result) {
 }
 
 // appendPart appends a text or image content part.
-func appendPart(out []byte, p gjson.Result) []byte {
-	if p.Get("type").Str == "text" {
+func appendPart(out []byte, p jsonscan.Value) []byte {
+	if p.Get("type").Is("text") {
 		out = append(out, `{"type":"text","text":`...)
-		return append(jsonstr.Quote(out, []byte(p.Get("text").Str)), '}')
+		return append(jsonstr.Quote(out, p.Get("text").Text()), '}')
 	}
 	src := p.Get("source")
-	url := src.Get("url").Str
-	if src.Get("type").Str == "base64" {
-		url = "data:" + src.Get("media_type").Str + ";base64," + src.Get("data").Str
+	url := src.Get("url").Str()
+	if src.Get("type").Is("base64") {
+		url = "data:" + src.Get("media_type").Str() + ";base64," + src.Get("data").Str()
 	}
 	out = append(out, `{"type":"image_url","image_url":{"url":`...)
 	return append(jsonstr.Quote(out, []byte(url)), "}}"...)
@@ -148,25 +149,25 @@ func appendPart(out []byte, p gjson.Result) []byte {
 
 // toolResultText is the text of a tool result; an error says so, as the
 // chat-completions API has no field for it.
-func toolResultText(b gjson.Result) []byte {
+func toolResultText(b jsonscan.Value) []byte {
 	var text []byte
 	if b.Get("is_error").Bool() {
 		text = append(text, "Error: "...)
 	}
 	c := b.Get("content")
-	if c.Type == gjson.String {
-		return append(text, c.Str...)
+	if c.Kind() == jsonscan.String {
+		return append(text, c.Text()...)
 	}
 	first := true
-	for _, p := range c.Array() {
-		if p.Get("type").Str != "text" {
+	for p := range c.Elements() {
+		if !p.Get("type").Is("text") {
 			continue
 		}
 		if !first {
 			text = append(text, "\n\n"...)
 		}
 		first = false
-		text = append(text, p.Get("text").Str...)
+		text = append(text, p.Get("text").Text()...)
 	}
 	return text
 }
@@ -196,28 +197,29 @@ func (w *requestWriter) answerPending() {
 
 // assistant writes an assistant message: its text, its tool calls, and
 // the server's own reasoning where the server reads it.
-func (w *requestWriter) assistant(content gjson.Result) {
-	if content.Type == gjson.String {
+func (w *requestWriter) assistant(content jsonscan.Value) {
+	if content.Kind() == jsonscan.String {
 		w.open("assistant")
-		w.out = append(jsonstr.Quote(w.out, []byte(content.Str)), '}')
+		w.out = append(jsonstr.Quote(w.out, content.Text()), '}')
 		return
 	}
 	var text, reasoning []byte
-	var calls []gjson.Result
+	var calls []jsonscan.Value
 	thought := false // the message holds a thinking block, the server's or not
-	for _, b := range content.Array() {
-		switch b.Get("type").Str {
+	var name [32]byte
+	for b := range content.Elements() {
+		switch string(b.Get("type").Name(&name)) {
 		case "text":
 			if len(text) > 0 {
 				text = append(text, "\n\n"...)
 			}
-			text = append(text, b.Get("text").Str...)
+			text = append(text, b.Get("text").Text()...)
 		case "thinking":
 			// Only this server's reasoning comes back; any other thinking
 			// (llm_thinking strips it before) is never forwarded.
 			thought = true
-			if block.IsReasoning([]byte(b.Get("signature").Raw)) {
-				reasoning = append(reasoning, b.Get("thinking").Str...)
+			if block.IsReasoning(b.Get("signature")) {
+				reasoning = append(reasoning, b.Get("thinking").Text()...)
 			}
 		case "tool_use":
 			calls = append(calls, b)
@@ -242,18 +244,18 @@ func (w *requestWriter) assistant(content gjson.Result) {
 			if i > 0 {
 				w.out = append(w.out, ',')
 			}
-			id := c.Get("id").Str
+			id := c.Get("id").Str()
 			w.pending = append(w.pending, id)
 			w.out = append(w.out, `{"id":`...)
 			w.out = jsonstr.Quote(w.out, []byte(id))
 			w.out = append(w.out, `,"type":"function","function":{"name":`...)
-			w.out = jsonstr.Quote(w.out, []byte(w.toolName(c.Get("name").Str)))
+			w.out = jsonstr.Quote(w.out, []byte(w.toolName(c.Get("name").Str())))
 			w.out = append(w.out, `,"arguments":`...)
-			args := c.Get("input").Raw
-			if args == "" {
-				args = "{}"
+			args := []byte(c.Get("input"))
+			if len(args) == 0 {
+				args = []byte("{}")
 			}
-			w.out = append(jsonstr.Quote(w.out, []byte(args)), "}}"...)
+			w.out = append(jsonstr.Quote(w.out, args), "}}"...)
 		}
 		w.out = append(w.out, ']')
 	}

@@ -3,8 +3,6 @@ package chatcompletions
 import (
 	"errors"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 )
@@ -41,14 +39,14 @@ func TranslateRequest(body []byte, opts RequestOptions) (Translated, error) {
 	if !jsonscan.Valid(body) {
 		return Translated{}, ErrNotMessages
 	}
-	root := gjson.ParseBytes(body)
-	messages := root.Get("messages")
-	if !root.IsObject() || !messages.IsArray() {
+	root := jsonscan.Parse(body)
+	r := readMembers(root)
+	msgs := r.messages
+	if root.Kind() != jsonscan.Object || msgs.Kind() != jsonscan.Array {
 		return Translated{}, ErrNotMessages
 	}
-	msgs := messages.Array()
-	t := Translated{Model: root.Get("model").Str, Stream: root.Get("stream").Bool(), InputTokens: estimate(root, msgs)}
-	w := requestWriter{opts: opts, names: toolNames(root.Get("tools"))}
+	t := Translated{Model: r.model.Str(), Stream: r.stream.Bool(), InputTokens: estimate(r.system, r.tools, msgs)}
+	w := requestWriter{opts: opts, names: toolNames(r.tools)}
 	if len(w.names) > 0 {
 		t.ToolNames = make(map[string]string, len(w.names))
 		for orig, short := range w.names {
@@ -68,9 +66,9 @@ func TranslateRequest(body []byte, opts RequestOptions) (Translated, error) {
 	// messages too (after the first user message, for models it does not
 	// know), and chat templates such as Qwen3's refuse a system message
 	// anywhere but first.
-	system := joinText(root.Get("system"))
-	for _, m := range msgs {
-		if m.Get("role").Str == "system" {
+	system := joinText(r.system)
+	for m := range msgs.Elements() {
+		if m.Get("role").Is("system") {
 			if text := joinText(m.Get("content")); len(text) > 0 {
 				if len(system) > 0 {
 					system = append(system, "\n\n"...)
@@ -80,37 +78,58 @@ func TranslateRequest(body []byte, opts RequestOptions) (Translated, error) {
 		}
 	}
 	w.system(system)
-	for _, m := range msgs {
+	for m := range msgs.Elements() {
 		w.message(m)
 	}
 	w.answerPending()
 	out = append(w.out, ']')
 
-	if v := root.Get("max_tokens"); v.Type == gjson.Number {
+	if v := r.maxTokens; v.Kind() == jsonscan.Number {
 		n := v.Int()
 		if opts.MaxTokens > 0 && (n <= 0 || n > int64(opts.MaxTokens)) {
 			n = int64(opts.MaxTokens)
 		}
 		out = appendIntMember(out, "max_tokens", n)
 	}
-	for _, f := range []string{"temperature", "top_p"} {
-		if v := root.Get(f); v.Type == gjson.Number {
-			out = append(append(out, `,"`+f+`":`...), v.Raw...)
+	for _, f := range []struct {
+		name string
+		v    jsonscan.Value
+	}{{"temperature", r.temperature}, {"top_p", r.topP}} {
+		if f.v.Kind() == jsonscan.Number {
+			out = append(append(out, `,"`+f.name+`":`...), f.v...)
 		}
 	}
-	if v := root.Get("stop_sequences"); v.IsArray() && len(v.Array()) > 0 {
-		out = append(append(out, `,"stop":`...), v.Raw...)
+	if v := r.stopSequences; v.Len() > 0 {
+		out = append(append(out, `,"stop":`...), v...)
 	}
-	if v := root.Get("metadata.user_id"); v.Type == gjson.String && v.Str != "" {
+	if v := r.metadata.Get("user_id").Text(); len(v) > 0 {
 		out = append(out, `,"user":`...)
-		out = jsonstr.Quote(out, []byte(v.Str))
+		out = jsonstr.Quote(out, v)
 	}
-	out = w.tools(out, root.Get("tools"))
-	out = w.toolChoice(out, root.Get("tool_choice"))
-	out = thinkingSwitch(out, opts.ThinkingSwitch, root)
+	out = w.tools(out, r.tools)
+	out = w.toolChoice(out, r.toolChoice)
+	out = thinkingSwitch(out, opts.ThinkingSwitch, r.thinking, r.outputConfig)
 	if t.Stream {
 		out = append(out, `,"stream":true,"stream_options":{"include_usage":true}`...)
 	}
 	t.Body = append(out, '}')
 	return t, nil
+}
+
+// requestMembers are the top-level members of a Messages request that the
+// translation reads, read in one walk over it: the messages array is by
+// far the largest member, and is passed over once.
+type requestMembers struct {
+	model, stream, messages, system, tools, toolChoice, maxTokens, temperature,
+	topP, stopSequences, metadata, thinking, outputConfig jsonscan.Value
+}
+
+var memberNames = []string{"model", "stream", "messages", "system", "tools", "tool_choice", "max_tokens", "temperature",
+	"top_p", "stop_sequences", "metadata", "thinking", "output_config"}
+
+// readMembers reads the members of the request root.
+func readMembers(root jsonscan.Value) requestMembers {
+	var v [13]jsonscan.Value
+	root.Pick(memberNames, v[:])
+	return requestMembers{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12]}
 }

@@ -5,8 +5,7 @@ import (
 	"encoding/hex"
 	"strconv"
 
-	"github.com/tidwall/gjson"
-
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 )
 
@@ -16,10 +15,10 @@ const maxToolName = 64
 // toolNames maps each tool name too long for the server to a shortened
 // one: its first 55 characters, '_' and 8 hex digits of its SHA-256, the
 // same for every request.
-func toolNames(tools gjson.Result) map[string]string {
+func toolNames(tools jsonscan.Value) map[string]string {
 	var names map[string]string
-	for _, t := range tools.Array() {
-		name := t.Get("name").Str
+	for t := range tools.Elements() {
+		name := t.Get("name").Str()
 		if len(name) <= maxToolName {
 			continue
 		}
@@ -43,11 +42,11 @@ func (w *requestWriter) toolName(name string) string {
 // tools appends the client tools as functions. Server tools (web search
 // and the like, which have a type and no input_schema) have no
 // chat-completions form and are left out.
-func (w *requestWriter) tools(out []byte, tools gjson.Result) []byte {
+func (w *requestWriter) tools(out []byte, tools jsonscan.Value) []byte {
 	n := 0
-	for _, t := range tools.Array() {
+	for t := range tools.Elements() {
 		schema := t.Get("input_schema")
-		if !schema.IsObject() {
+		if schema.Kind() != jsonscan.Object {
 			continue
 		}
 		if n == 0 {
@@ -57,11 +56,11 @@ func (w *requestWriter) tools(out []byte, tools gjson.Result) []byte {
 		}
 		n++
 		out = append(out, `{"type":"function","function":{"name":`...)
-		out = jsonstr.Quote(out, []byte(w.toolName(t.Get("name").Str)))
-		if d := t.Get("description"); d.Type == gjson.String {
-			out = jsonstr.Quote(append(out, `,"description":`...), []byte(d.Str))
+		out = jsonstr.Quote(out, []byte(w.toolName(t.Get("name").Str())))
+		if d := t.Get("description"); d.Kind() == jsonscan.String {
+			out = jsonstr.Quote(append(out, `,"description":`...), d.Text())
 		}
-		out = append(append(out, `,"parameters":`...), schema.Raw...)
+		out = append(append(out, `,"parameters":`...), schema...)
 		out = append(out, "}}"...)
 	}
 	if n > 0 {
@@ -72,11 +71,12 @@ func (w *requestWriter) tools(out []byte, tools gjson.Result) []byte {
 
 // toolChoice appends tool_choice: auto, any (required), a named tool, or
 // none; disable_parallel_tool_use turns parallel calls off.
-func (w *requestWriter) toolChoice(out []byte, tc gjson.Result) []byte {
-	if !tc.IsObject() {
+func (w *requestWriter) toolChoice(out []byte, tc jsonscan.Value) []byte {
+	if tc.Kind() != jsonscan.Object {
 		return out
 	}
-	switch tc.Get("type").Str {
+	var name [32]byte
+	switch string(tc.Get("type").Name(&name)) {
 	case "auto":
 		out = append(out, `,"tool_choice":"auto"`...)
 	case "any":
@@ -85,7 +85,7 @@ func (w *requestWriter) toolChoice(out []byte, tc gjson.Result) []byte {
 		out = append(out, `,"tool_choice":"none"`...)
 	case "tool":
 		out = append(out, `,"tool_choice":{"type":"function","function":{"name":`...)
-		out = append(jsonstr.Quote(out, []byte(w.toolName(tc.Get("name").Str))), "}}"...)
+		out = append(jsonstr.Quote(out, []byte(w.toolName(tc.Get("name").Str()))), "}}"...)
 	}
 	if tc.Get("disable_parallel_tool_use").Bool() {
 		out = append(out, `,"parallel_tool_calls":false`...)
@@ -95,15 +95,14 @@ func (w *requestWriter) toolChoice(out []byte, tc gjson.Result) []byte {
 
 // thinkingSwitch appends what tells the server to think or not, as the
 // request's thinking config says.
-func thinkingSwitch(out []byte, sw ThinkingSwitch, root gjson.Result) []byte {
-	cfg := root.Get("thinking")
-	if sw == SwitchNone || !cfg.IsObject() {
+func thinkingSwitch(out []byte, sw ThinkingSwitch, cfg, outputConfig jsonscan.Value) []byte {
+	if sw == SwitchNone || cfg.Kind() != jsonscan.Object {
 		return out
 	}
-	on := cfg.Get("type").Str != "disabled"
+	on := !cfg.Get("type").Is("disabled")
 	switch sw {
 	case SwitchReasoningEffort:
-		return append(out, `,"reasoning_effort":"`+effort(on, cfg, root)+`"`...)
+		return append(out, `,"reasoning_effort":"`+effort(on, cfg, outputConfig)+`"`...)
 	case SwitchChatTemplateKwargs:
 		b := strconv.FormatBool(on)
 		return append(out, `,"chat_template_kwargs":{"enable_thinking":`+b+`,"thinking":`+b+`}`...)
@@ -119,11 +118,11 @@ func thinkingSwitch(out []byte, sw ThinkingSwitch, root gjson.Result) []byte {
 // effort returns the reasoning_effort for a thinking config: "none" when
 // off, the effort the client gave with adaptive thinking, else one read
 // from the budget.
-func effort(on bool, cfg, root gjson.Result) string {
+func effort(on bool, cfg, outputConfig jsonscan.Value) string {
 	if !on {
 		return "none"
 	}
-	switch e := root.Get("output_config.effort").Str; e {
+	switch e := outputConfig.Get("effort").Str(); e {
 	case "low", "medium", "high":
 		return e
 	}
