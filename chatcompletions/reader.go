@@ -1,16 +1,15 @@
 package chatcompletions
 
 import (
-	"bytes"
 	"errors"
 	"io"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/eventstream"
 )
 
-// MaxChunk bounds one event of an upstream stream; a longer one ends the
-// stream with an error event.
-const MaxChunk = 4 << 20
+// MaxChunk bounds one event of an upstream stream, as every reader of
+// events bounds it; a longer one ends the stream with an error event.
+const MaxChunk = eventstream.MaxEvent
 
 // maxTrailer bounds what is read of an upstream stream after the message
 // ended: its [DONE] and the end of its body, read so that the connection
@@ -40,9 +39,8 @@ type Reader struct {
 	out       []byte // events not yet returned
 	off       int
 	srcErr    error
-	afterCR   bool // the last line ended in a lone '\r': a '\n' next is its end
+	framing   eventstream.Lines
 	flowing   bool // a Read returned output: later ones take every event complete
-	started   bool // a line was read: a byte order mark would have been first
 	ended     bool
 }
 
@@ -112,25 +110,15 @@ func (r *Reader) lines() bool {
 		}
 		r.buf = r.buf[:copy(r.buf, r.buf[start:])]
 	}()
+	start = r.framing.Chunk(r.buf)
 	for !r.stream.Done() && (r.flowing || len(r.out) == 0) {
-		p := r.buf[start:]
-		if r.afterCR && len(p) > 0 {
-			r.afterCR = false
-			if p[0] == '\n' {
-				start++
-				continue
-			}
-		}
-		end, next := eventstream.LineEnd(p)
+		end, next := r.framing.Next(r.buf, start)
 		if end < 0 {
 			break
 		}
-		if end == next-1 && p[end] == '\r' {
-			r.afterCR = true
-		}
 		read = true
-		r.line(p[:end])
-		start += next
+		r.line(r.buf[start:end])
+		start = next
 	}
 	return read
 }
@@ -146,10 +134,7 @@ func (r *Reader) trailer() {
 
 // line handles one line of the upstream stream.
 func (r *Reader) line(line []byte) {
-	if !r.started {
-		r.started = true
-		line = bytes.TrimPrefix(line, eventstream.BOM)
-	}
+	line = r.framing.Line(line)
 	if len(line) == 0 {
 		if r.hasData {
 			r.out = r.stream.Chunk(r.out, r.data)

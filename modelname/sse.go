@@ -19,7 +19,10 @@ const maxHeld = 64 << 10
 type SSE struct {
 	w        io.Writer
 	literal  []byte // the requested model, as a JSON string
-	held     []byte
+	held     []byte // the bytes from the start of the event being read on
+	read     int    // where the line being read starts in held
+	lines    eventstream.Lines
+	ev       eventstream.Event
 	done     bool
 	upstream string
 	rewrote  bool
@@ -40,23 +43,36 @@ func (s *SSE) Write(p []byte) (int, error) {
 		return s.w.Write(p)
 	}
 	s.held = append(s.held, p...)
+	chunk := s.held[s.read:]
+	i := s.lines.Chunk(chunk)
 	for !s.done {
-		end := eventEnd(s.held)
+		end, next := s.lines.Next(chunk, i)
 		if end < 0 {
-			if len(s.held) > maxHeld {
-				s.done = true // no event that long is one to rewrite
-			}
 			break
 		}
-		if s.event(s.held[:end]) {
+		line := chunk[i:end]
+		i = next
+		if !s.ev.Line(s.lines.Line(line)) {
+			continue
+		}
+		s.ev.Reset()
+		evEnd := s.read + next
+		if s.event(s.held[:evEnd]) {
 			s.done = true
 			break
 		}
 		// An event before message_start (a ping): it leaves now.
-		if _, err := s.w.Write(s.held[:end]); err != nil {
+		if _, err := s.w.Write(s.held[:evEnd]); err != nil {
 			return len(p), err
 		}
-		s.held = s.held[:copy(s.held, s.held[end:])]
+		s.held = s.held[:copy(s.held, s.held[evEnd:])]
+		s.read, chunk, i = 0, s.held, 0
+	}
+	if !s.done {
+		s.read += i
+		if len(s.held) > maxHeld {
+			s.done = true // no event that long is one to rewrite
+		}
 	}
 	if !s.done {
 		return len(p), nil
@@ -109,26 +125,14 @@ func (s *SSE) event(ev []byte) bool {
 	return true
 }
 
-// eventEnd returns where the first event of b ends, just past the blank
-// line that ends it, or -1 when b holds no whole event.
-func eventEnd(b []byte) int {
-	for at := 0; at < len(b); {
-		end, next := eventstream.LineEnd(b[at:])
-		if end < 0 || (b[at+end] == '\r' && at+next == len(b)) {
-			return -1 // no line end yet, or a "\r" whose "\n" may still come
-		}
-		if end == 0 {
-			return at + next // a blank line
-		}
-		at += next
-	}
-	return -1
-}
-
 // dataLine returns where the value of the event's one data line starts and
 // ends; an event with no data line, or several, is not one to rewrite.
 func dataLine(ev []byte) (start, end int, ok bool) {
-	for at := 0; at < len(ev); {
+	at := 0
+	if bytes.HasPrefix(ev, eventstream.BOM) {
+		at = len(eventstream.BOM) // the stream's first event
+	}
+	for at < len(ev) {
 		e, next := eventstream.LineEnd(ev[at:])
 		if e <= 0 {
 			break // the blank line that ends the event

@@ -11,8 +11,6 @@ import (
 // Bounds on what one response can make an SSE hold. Past any of them the
 // observer gives up on the response rather than grow or guess.
 const (
-	// maxEvent bounds one event's data plus the line being read.
-	maxEvent = 1 << 20
 	// maxSignature bounds a decoded signature; real ones are a few KiB.
 	maxSignature = 64 << 10
 	// maxIndex is the largest content block index followed; events for

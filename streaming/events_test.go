@@ -3,6 +3,8 @@ package streaming
 import (
 	"strings"
 	"testing"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/eventstream"
 )
 
 func TestSSEEvents(t *testing.T) {
@@ -255,10 +257,10 @@ func TestSSEBounds(t *testing.T) {
 		{"too many finished blocks", tooManyFinished.String() + messageStop},
 		{"signature too long", blockStart(0, startThinking) + signatureDelta(0, `"`+strings.Repeat("A", maxSignature+1)+`"`) + blockStop(0) + messageStop},
 		{"signature too long in start", blockStart(0, `{"type":"thinking","signature":"`+strings.Repeat("A", maxSignature+1)+`"}`) + blockStop(0) + messageStop},
-		{"event too large", blockStart(0, startThinking) + blockStop(0) + textDelta(1, `"`+strings.Repeat("x", maxEvent)+`"`) + messageStop},
+		{"event too large", blockStart(0, startThinking) + blockStop(0) + textDelta(1, `"`+strings.Repeat("x", eventstream.MaxEvent)+`"`) + messageStop},
 		{"event too large over many data lines", blockStart(0, startThinking) + blockStop(0) + strings.Repeat("data: "+strings.Repeat("x", 1023)+"\n", 1025) + "\n" + messageStop},
-		{"comment line too large", blockStart(0, startThinking) + blockStop(0) + ":" + strings.Repeat("x", maxEvent) + "\n" + messageStop},
-		{"unterminated line too large", blockStart(0, startThinking) + blockStop(0) + "data: " + strings.Repeat("x", maxEvent)},
+		{"comment line too large", blockStart(0, startThinking) + blockStop(0) + ":" + strings.Repeat("x", eventstream.MaxEvent) + "\n" + messageStop},
+		{"unterminated line too large", blockStart(0, startThinking) + blockStop(0) + "data: " + strings.Repeat("x", eventstream.MaxEvent)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -278,7 +280,7 @@ func TestSSEBounds(t *testing.T) {
 	}
 	open.WriteString(blockStop(maxOpen - 1))
 	open.WriteString(signatureDelta(0, `"`+strings.Repeat("A", maxSignature)+`"`) + blockStop(0))
-	open.WriteString(textDelta(1, `"`+strings.Repeat("x", maxEvent-100)+`"`) + messageStop)
+	open.WriteString(textDelta(1, `"`+strings.Repeat("x", eventstream.MaxEvent-100)+`"`) + messageStop)
 	want := reported(thinking(maxOpen-1, "", ""), thinking(0, "", strings.Repeat("A", maxSignature)))
 	if got := observe(t, false, []byte(open.String())); !got.equal(want) {
 		t.Fatalf("within bounds: got %v, want %v", got, want)

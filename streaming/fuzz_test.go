@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/eventstream"
 )
 
 // FuzzSSE checks that no input panics the observer, that however the input
@@ -62,7 +64,7 @@ func cut(p, cuts []byte) [][]byte {
 // It reports false when the stream holds an event that is not valid JSON,
 // where the observer is lenient, or is too large to follow.
 func referenceSSE(stream []byte) (result, bool) {
-	if len(stream) >= maxEvent {
+	if len(stream) >= eventstream.MaxEvent {
 		return result{}, false
 	}
 	text := strings.TrimPrefix(string(stream), "\xef\xbb\xbf")

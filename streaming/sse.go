@@ -17,8 +17,7 @@ type SSE struct {
 	complete func([]Block)
 	done     bool // complete ran, or the observation ended without it
 
-	begun    bool   // a line was read, so no byte order mark can follow
-	afterCR  bool   // the last Write ended in '\r', which a leading '\n' completes
+	lines    eventstream.Lines
 	line     []byte // the start of a line cut by the end of a Write
 	data     []byte // the data lines of the event being read, joined by '\n'
 	hasData  bool   // the event being read has a data line, maybe empty
@@ -49,38 +48,22 @@ func NewSSE(complete func([]Block)) *SSE {
 // response the observer cannot follow is the client's business, never a
 // reason to fail the copy to the client.
 func (s *SSE) Write(p []byte) (int, error) {
-	n := len(p)
-	if s.afterCR && len(p) > 0 {
-		s.afterCR = false
-		if p[0] == '\n' {
-			p = p[1:]
-		}
-	}
-	// Servers end lines with "\n"; when p holds no "\r" at all, finding a
-	// line's end is one search instead of two.
-	noCR := bytes.IndexByte(p, '\r') < 0
-	for !s.done && len(p) > 0 {
-		if noCR {
-			if n := s.skipDelta(p); n > 0 {
-				p = p[n:]
+	i := s.lines.Chunk(p)
+	for !s.done && i < len(p) {
+		if s.lines.Plain() {
+			if n := s.skipDelta(p[i:]); n > 0 {
+				i += n
 				continue
 			}
 		}
-		end, next := -1, -1
-		if noCR {
-			if end = bytes.IndexByte(p, '\n'); end >= 0 {
-				next = end + 1
-			}
-		} else {
-			end, next = eventstream.LineEnd(p)
-		}
+		end, next := s.lines.Next(p, i)
 		if end < 0 {
-			if s.fits(len(s.line) + len(p)) {
-				s.line = append(s.line, p...)
+			if s.fits(len(s.line) + len(p) - i) {
+				s.line = append(s.line, p[i:]...)
 			}
 			break
 		}
-		line := p[:end]
+		line := p[i:end]
 		if len(s.line) > 0 {
 			if !s.fits(len(s.line) + len(line)) {
 				break
@@ -90,12 +73,11 @@ func (s *SSE) Write(p []byte) (int, error) {
 		} else if !s.fits(len(line)) {
 			break
 		}
-		s.afterCR = next == len(p) && p[end] == '\r'
-		s.readLine(line)
+		s.readLine(s.lines.Line(line))
 		s.line = s.line[:0]
-		p = p[next:]
+		i = next
 	}
-	return n, nil
+	return len(p), nil
 }
 
 // deltaEvent starts a content_block_delta event as the Messages API
@@ -107,7 +89,7 @@ const deltaEvent = "event: content_block_delta\ndata: " + deltaPrefix
 // (see unfollowedDelta), and returns its length; else it returns 0 and
 // the event is read line by line. p holds no '\r'.
 func (s *SSE) skipDelta(p []byte) int {
-	if len(s.line) > 0 || s.hasData || s.skip || s.errEvent || !s.begun || !bytes.HasPrefix(p, []byte(deltaEvent)) {
+	if len(s.line) > 0 || s.hasData || s.skip || s.errEvent || !s.lines.Begun() || !bytes.HasPrefix(p, []byte(deltaEvent)) {
 		return 0
 	}
 	rest := p[len(deltaEvent):]
@@ -143,7 +125,7 @@ func (s *SSE) Close(abort bool) {
 // data, and gives up on the response when it does not. Counting whole lines
 // makes the verdict the same however the body is cut into Writes.
 func (s *SSE) fits(n int) bool {
-	if len(s.data)+n <= maxEvent {
+	if len(s.data)+n <= eventstream.MaxEvent {
 		return true
 	}
 	s.quit()
@@ -152,10 +134,6 @@ func (s *SSE) fits(n int) bool {
 
 // readLine interprets one line of the event stream.
 func (s *SSE) readLine(line []byte) {
-	if !s.begun {
-		s.begun = true
-		line = bytes.TrimPrefix(line, eventstream.BOM)
-	}
 	if len(line) == 0 {
 		s.dispatch()
 		return

@@ -1,7 +1,6 @@
 package thinktags
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"errors"
 	"hash"
@@ -15,7 +14,7 @@ import (
 // reads, and the events it holds back. Past it the rewriter closes the blocks
 // it opened and copies the rest of the stream untouched: a stream it already
 // renumbered may then carry stale indices, but its memory stays bounded.
-const maxEvent = 1 << 20
+const maxEvent = eventstream.MaxEvent
 
 // errClosed is returned by a Write after Close.
 var errClosed = errors.New("thinktags: write to a closed SSE rewriter")
@@ -39,17 +38,13 @@ type SSE struct {
 	err  error // the first error of w, or errClosed
 
 	// Framing.
-	begun   bool   // a line was read, so no byte order mark can follow
-	afterCR bool   // the last Write ended in '\r', which a leading '\n' completes
-	crEnded bool   // that '\r' ended an event
-	lastOut fate   // what became of the last event, to follow it with that '\n'
-	carry   []byte // the bytes of the event being read that came in earlier Writes
-	lineOff int    // where the line being read starts, in carry and then p
-	data    []byte // the data lines of the event being read, joined by '\n'
-	hasData bool
-	name    []byte // the value of the event's last "event" field
-	hasName bool
-	copying bool // gave up: every byte is copied untouched
+	lines   eventstream.Lines
+	crEnded bool              // the '\r' that ended the last Write ended an event
+	lastOut fate              // what became of the last event, to follow it with that '\n'
+	carry   []byte            // the bytes of the event being read that came in earlier Writes
+	lineOff int               // where the line being read starts, in carry and then p
+	ev      eventstream.Event // the fields of the event being read
+	copying bool              // gave up: every byte is copied untouched
 
 	// Output of the current Write: out, preceded by the span of p not yet
 	// appended to it.
@@ -107,17 +102,13 @@ func (s *SSE) Write(p []byte) (int, error) {
 		return s.copyThrough(p)
 	}
 	s.p, s.out, s.spanOpen = p, s.out[:0], false
-	i, evStart := 0, 0
-	if s.afterCR && len(p) > 0 {
-		s.afterCR = false
-		if p[0] == '\n' {
-			i = 1
-			if s.crEnded {
-				s.lateLF()
-				evStart = 1
-			} else {
-				s.lineOff++ // the '\n' ends the line before
-			}
+	i, evStart := s.lines.Chunk(p), 0
+	if i > 0 { // the '\n' of a "\r\n" the last Write cut
+		if s.crEnded {
+			s.lateLF()
+			evStart = 1
+		} else {
+			s.lineOff++ // the '\n' ends the line before
 		}
 	}
 	s.readLines(p, i, evStart)
@@ -155,17 +146,8 @@ func (s *SSE) Close() error {
 // readLines reads the lines of p from i on. The event being read is carry
 // followed by p[evStart:].
 func (s *SSE) readLines(p []byte, i, evStart int) {
-	noCR := bytes.IndexByte(p, '\r') < 0
 	for i < len(p) {
-		end, next := -1, -1
-		if noCR {
-			if end = bytes.IndexByte(p[i:], '\n'); end >= 0 {
-				end += i
-				next = end + 1
-			}
-		} else if end, next = eventstream.LineEnd(p[i:]); end >= 0 {
-			end, next = end+i, next+i
-		}
+		end, next := s.lines.Next(p, i)
 		if end < 0 {
 			break
 		}
@@ -181,12 +163,11 @@ func (s *SSE) readLines(p []byte, i, evStart int) {
 			line = s.carry[s.lineOff : len(s.carry)-(next-end)]
 			evStart = next
 		}
-		s.afterCR = next == len(p) && p[end] == '\r'
-		s.crEnded = s.readLine(line)
+		s.crEnded = s.ev.Line(s.lines.Line(line))
 		if s.crEnded {
 			s.dispatch(s.rawEvent(p, evStart, next))
 			s.carry, evStart = s.carry[:0], next
-			s.data, s.hasData, s.name, s.hasName = s.data[:0], false, s.name[:0], false
+			s.ev.Reset()
 		}
 		s.lineOff = len(s.carry) + next - evStart
 		i = next
@@ -203,32 +184,10 @@ func (s *SSE) readLines(p []byte, i, evStart int) {
 // rawEvent returns where the bytes of the event that ends at p[end] are.
 func (s *SSE) rawEvent(p []byte, start, end int) event {
 	if len(s.carry) == 0 {
-		return event{inP: true, start: start, end: end, raw: p[start:end], name: s.name, hasName: s.hasName, data: s.data, hasData: s.hasData}
+		return event{inP: true, start: start, end: end, raw: p[start:end], name: s.ev.Name, hasName: s.ev.HasName, data: s.ev.Data, hasData: s.ev.HasData}
 	}
 	s.carry = append(s.carry, p[start:end]...)
-	return event{raw: s.carry, name: s.name, hasName: s.hasName, data: s.data, hasData: s.hasData}
-}
-
-// readLine interprets one line and reports whether it ends an event.
-func (s *SSE) readLine(line []byte) bool {
-	if !s.begun {
-		s.begun = true
-		line = bytes.TrimPrefix(line, eventstream.BOM)
-	}
-	if len(line) == 0 {
-		return true
-	}
-	field, value, comment := eventstream.Field(line)
-	if comment {
-		return false
-	}
-	switch string(field) {
-	case "data":
-		s.data, s.hasData = eventstream.AppendData(s.data, s.hasData, value), true
-	case "event":
-		s.name, s.hasName = append(s.name[:0], value...), true
-	}
-	return false
+	return event{raw: s.carry, name: s.ev.Name, hasName: s.ev.HasName, data: s.ev.Data, hasData: s.ev.HasData}
 }
 
 // lateLF places the '\n' that completes the "\r\n" ending the last event,
@@ -258,7 +217,7 @@ func (s *SSE) giveUp(rest []byte) {
 // release lets go of the buffers, which the caller may keep until the
 // response is fully copied.
 func (s *SSE) release() {
-	s.carry, s.data, s.name, s.scratch, s.runs = nil, nil, nil, nil, nil
+	s.carry, s.ev, s.scratch, s.runs = nil, eventstream.Event{}, nil, nil
 	s.held = held{}
 }
 

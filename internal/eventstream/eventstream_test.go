@@ -1,6 +1,9 @@
 package eventstream
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 func TestLineEnd(t *testing.T) {
 	tests := []struct {
@@ -79,5 +82,55 @@ func TestAppendData(t *testing.T) {
 	data = AppendData(data, true, []byte("b"))
 	if string(data) != "a\n\nb" {
 		t.Fatalf("data = %q", data)
+	}
+}
+
+// TestLinesAreTheSameHoweverTheStreamIsCut reads one stream with every
+// kind of line end, cut at every byte, and gets the same lines.
+func TestLinesAreTheSameHoweverTheStreamIsCut(t *testing.T) {
+	stream := "\xef\xbb\xbfevent: a\r\ndata: 1\r\rdata: 2\n\ndata: 3\r\n\r\n: c\rdata: 4\n"
+	want := []string{"event: a", "data: 1", "", "data: 2", "", "data: 3", "", ": c", "data: 4"}
+	for cut := 0; cut <= len(stream); cut++ {
+		var l Lines
+		var got []string
+		var carry []byte
+		for _, chunk := range []string{stream[:cut], stream[cut:]} {
+			p := []byte(chunk)
+			i := l.Chunk(p)
+			for {
+				end, next := l.Next(p, i)
+				if end < 0 {
+					break
+				}
+				got = append(got, string(l.Line(append(carry, p[i:end]...))))
+				carry, i = carry[:0], next
+			}
+			carry = append(carry, p[i:]...)
+		}
+		if len(carry) > 0 {
+			t.Fatalf("cut at %d: %q left", cut, carry)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("cut at %d: lines %q, want %q", cut, got, want)
+		}
+	}
+}
+
+func TestEvent(t *testing.T) {
+	var e Event
+	for _, line := range []string{"event: x", ": comment", "data: a", "data", "data:b", "retry: 3"} {
+		if e.Line([]byte(line)) {
+			t.Fatalf("%q ended the event", line)
+		}
+	}
+	if string(e.Name) != "x" || !e.HasName || string(e.Data) != "a\n\nb" || !e.HasData || e.Size() != 5 {
+		t.Fatalf("event %+v", e)
+	}
+	if !e.Line(nil) {
+		t.Fatal("a blank line did not end the event")
+	}
+	e.Reset()
+	if e.HasData || e.HasName || len(e.Data) != 0 {
+		t.Fatalf("reset %+v", e)
 	}
 }
