@@ -24,9 +24,6 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/option"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
-	// The reverse_proxy transports openai and anthropic register with the
-	// module, so a build with llm_thinking has them.
-	_ "github.com/caddy-llm-thinking/caddy-llm-thinking/transport"
 )
 
 func init() {

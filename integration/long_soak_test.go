@@ -60,7 +60,7 @@ func TestLongSoak(t *testing.T) {
 	runtime.ReadMemStats(&base)
 	peak := sampleHeap(t)
 	var reloads atomic.Int64
-	stopReloads := reloadEvery(t, g, 2*time.Second, &reloads)
+	stopReloads := reloadEvery(t, g, nil, 2, &reloads)
 	// The flood's clients retry as the SDKs do: a connection a reload
 	// dropped, a 529 after its Retry-After.
 	flood := &floodResult{backend: "slow"}

@@ -22,7 +22,7 @@ import (
 // adaptive thinking, as MiniMax M3 does: the gateway must learn each; one
 // conversation in five names no session, so that these share one scope and
 // only their histories tell them apart), while the config is reloaded every
-// soakReloadInterval and Caddy is restarted once, halfway (the registry
+// soakReloadTurns turns and Caddy is restarted once, halfway (the registry
 // persists in storage). At the restart the Anthropic-like backend also
 // changes its signing key, so that it refuses everything it signed before:
 // the safety net absorbs those refusals. No client may see a 4xx, every
@@ -32,11 +32,12 @@ import (
 // the restart, every upstream 4xx must be a replayed refusal, and once the
 // traffic stops
 // goroutines and heap must return to where they were.
-// soakReloadInterval is how often the soak reloads the config: often enough
-// for several reloads to land in every phase of the traffic. Each reload
+// soakReloadTurns is how many turns the soak's traffic takes between two
+// reloads of the config: counted in turns, not time, so that several
+// reloads land in every phase however fast the machine runs it. Each reload
 // drops the connections the old server still held; clients retry those as
 // Claude Code's SDK does (see gatewaytest.Transport).
-const soakReloadInterval = 400 * time.Millisecond
+const soakReloadTurns = 50
 
 func TestSoak(t *testing.T) {
 	const conversations, turns = 50, 20
@@ -57,7 +58,8 @@ func TestSoak(t *testing.T) {
 
 	peak := watchHeap(t)
 	var reloads atomic.Int64
-	stopReloads := reloadEvery(t, g, soakReloadInterval, &reloads)
+	turnsDone := make(chan struct{}, conversations)
+	stopReloads := reloadEvery(t, g, turnsDone, soakReloadTurns, &reloads)
 	var clientErrors atomic.Int64
 
 	convs := make([]*soakConversation, conversations)
@@ -73,6 +75,10 @@ func TestSoak(t *testing.T) {
 						clientErrors.Add(1)
 						t.Errorf("%s turn %d: %v", sc.c.SessionID, turn, err)
 						return
+					}
+					select {
+					case turnsDone <- struct{}{}:
+					default: // the reloader is busy reloading: it counts turns, not each one
 					}
 				}
 			})
@@ -93,7 +99,7 @@ func TestSoak(t *testing.T) {
 	for _, sc := range convs {
 		sc.own["anthropic"] = nil // no longer acceptable to it
 	}
-	stopReloads = reloadEvery(t, g, soakReloadInterval, &reloads)
+	stopReloads = reloadEvery(t, g, turnsDone, soakReloadTurns, &reloads)
 	phase(turns/2, turns)
 	stopReloads()
 	elapsed := time.Since(start)
@@ -243,28 +249,38 @@ func sameBlocks(a, b []json.RawMessage) bool {
 	return true
 }
 
-// reloadEvery posts the gateway's config again every interval until the
-// returned function is called, counting the reloads.
-func reloadEvery(t *testing.T, g *gateway, interval time.Duration, n *atomic.Int64) (stop func()) {
-	done := make(chan struct{})
+// reloadEvery posts the gateway's config again each time every turns
+// values came from done, until the returned function is called, counting
+// the reloads. A nil done reloads every turns seconds instead.
+func reloadEvery(t *testing.T, g *gateway, done <-chan struct{}, turns int, n *atomic.Int64) (stop func()) {
+	quit := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		tick := time.NewTicker(interval)
-		defer tick.Stop()
-		for {
+		var tick <-chan time.Time
+		if done == nil {
+			ticker := time.NewTicker(time.Duration(turns) * time.Second)
+			defer ticker.Stop()
+			tick = ticker.C
+		}
+		for seen := 0; ; {
 			select {
-			case <-done:
+			case <-quit:
 				return
-			case <-tick.C:
-				if err := server.Load(g.Site); err != nil {
-					t.Errorf("reload: %v", err)
-					return
+			case <-done:
+				if seen++; seen < turns {
+					continue
 				}
-				n.Add(1)
+				seen = 0
+			case <-tick:
 			}
+			if err := server.Load(g.Site); err != nil {
+				t.Errorf("reload: %v", err)
+				return
+			}
+			n.Add(1)
 		}
 	})
-	return func() { close(done); wg.Wait() }
+	return func() { close(quit); wg.Wait() }
 }
 
 // restartCaddy stops the shared in-process Caddy and starts it again with
