@@ -23,7 +23,8 @@ func init() {
 //
 //	{
 //	    llm_thinking {
-//	        memory_budget <size>
+//	        memory_budget  <size>
+//	        memory_reclaim on|off
 //	    }
 //	}
 type App struct {
@@ -37,6 +38,15 @@ type App struct {
 	// else 256 MiB, or half of GOMEMLIMIT when that is lower (Caddy sets
 	// GOMEMLIMIT from a container's memory limit).
 	MemoryBudget int64 `json:"memory_budget,omitempty"`
+
+	// MemoryReclaim, on by default, makes the budget ask Go for a garbage
+	// collection, and return the memory it freed to the operating system,
+	// while requests wait for room that buffers let go still hold: one
+	// collection at a time, paced, never on a request's goroutine. Off
+	// leaves both to Go's own pacing (GOGC, GOMEMLIMIT): measured on a
+	// flood of large uploads, peak memory then grows well past the budget
+	// and the waiting requests wait until Go collects, or get a 529.
+	MemoryReclaim *bool `json:"memory_reclaim,omitempty"`
 
 	memory *budget.Budget
 }
@@ -54,7 +64,7 @@ func (a *App) Provision(caddy.Context) error {
 	if err := a.Validate(); err != nil {
 		return err
 	}
-	a.memory = processMemory.join(a, a.MemoryBudget, true)
+	a.memory = processMemory.join(a, vote{size: a.MemoryBudget, global: true, reclaim: a.MemoryReclaim})
 	return nil
 }
 
@@ -84,7 +94,8 @@ func (a *App) Cleanup() error {
 // parseGlobalOption reads the llm_thinking global option:
 //
 //	llm_thinking {
-//	    memory_budget <size>
+//	    memory_budget  <size>
+//	    memory_reclaim on|off
 //	}
 func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 	d.Next() // the option's name
@@ -93,19 +104,27 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 	}
 	var a App
 	for d.NextBlock(0) {
-		switch sub := d.Val(); sub {
+		sub := d.Val()
+		if !d.NextArg() {
+			return nil, d.ArgErr()
+		}
+		val := d.Val()
+		if d.NextArg() {
+			return nil, d.ArgErr()
+		}
+		switch sub {
 		case "memory_budget":
-			if !d.NextArg() {
-				return nil, d.ArgErr()
-			}
-			size, err := option.Size(sub, d.Val())
+			size, err := option.Size(sub, val)
 			if err != nil {
 				return nil, d.Err(err.Error())
 			}
-			if d.NextArg() {
-				return nil, d.ArgErr()
-			}
 			a.MemoryBudget = size
+		case "memory_reclaim":
+			on, err := option.OnOff(sub, val)
+			if err != nil {
+				return nil, d.Err(err.Error())
+			}
+			a.MemoryReclaim = &on
 		default:
 			return nil, d.Errf("unrecognized llm_thinking global option %q", sub)
 		}

@@ -25,20 +25,22 @@ type sharedBudget struct {
 	users  map[any]vote // the handlers and apps provisioned and not cleaned up
 }
 
-// vote is what one user says of the budget's size: 0 for nothing.
+// vote is what one user says of the budget: its size (0 for nothing), and,
+// for the global option, whether it reclaims memory (nil for the default).
 type vote struct {
-	size   int64
-	global bool // the global option's
+	size    int64
+	global  bool // the global option's
+	reclaim *bool
 }
 
 // join records user and its say, and returns the budget.
-func (m *sharedBudget) join(user any, size int64, global bool) *budget.Budget {
+func (m *sharedBudget) join(user any, v vote) *budget.Budget {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.budget == nil {
 		m.budget = budget.New(budget.Default())
 	}
-	m.users[user] = vote{size, global}
+	m.users[user] = v
 	m.apply()
 	return m.budget
 }
@@ -59,16 +61,21 @@ func (m *sharedBudget) leave(user any) {
 	m.apply()
 }
 
-// apply sets the budget's limit from the votes.
+// apply sets the budget's limit and reclaiming from the votes.
 func (m *sharedBudget) apply() {
 	var handlers, global int64
+	reclaim := true
 	for _, v := range m.users {
 		if v.global {
 			global = max(global, v.size)
 		} else {
 			handlers = max(handlers, v.size)
 		}
+		if v.reclaim != nil && !*v.reclaim {
+			reclaim = false
+		}
 	}
+	m.budget.SetReclaim(reclaim)
 	switch {
 	case global > 0:
 		m.budget.SetLimit(global)
@@ -86,7 +93,7 @@ func (m *sharedBudget) stats() budget.Stats {
 	b := m.budget
 	m.mu.Unlock()
 	if b == nil {
-		return budget.Stats{Budget: budget.Default()}
+		return budget.Stats{Budget: budget.Default(), Reclaim: true}
 	}
 	return b.Stats()
 }

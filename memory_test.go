@@ -17,13 +17,13 @@ func TestTheGlobalOptionWinsThenTheLargestHandlerVote(t *testing.T) {
 	m := &sharedBudget{users: make(map[any]vote)}
 	a, b, c, app := new(Handler), new(Handler), new(Handler), new(App)
 	limit := func() int64 { return m.stats().Budget }
-	m.join(a, 64<<20, false)
-	m.join(b, 128<<20, false)
-	m.join(c, 0, false)
+	m.join(a, vote{size: 64 << 20})
+	m.join(b, vote{size: 128 << 20})
+	m.join(c, vote{size: 0})
 	if limit() != 128<<20 {
 		t.Fatalf("budget %d, want the largest set, 128 MiB", limit())
 	}
-	m.join(app, 32<<20, true)
+	m.join(app, vote{size: 32 << 20, global: true})
 	if limit() != 32<<20 {
 		t.Fatalf("budget %d, want the global option's 32 MiB", limit())
 	}
@@ -41,7 +41,7 @@ func TestTheGlobalOptionWinsThenTheLargestHandlerVote(t *testing.T) {
 	if kept.Stats().Budget != 64<<20 {
 		t.Fatalf("a budget closed changed its limit: %d", kept.Stats().Budget)
 	}
-	m.join(a, 0, false)
+	m.join(a, vote{size: 0})
 	if limit() != budget.Default() {
 		t.Fatalf("budget %d with none set, want the default %d", limit(), budget.Default())
 	}
@@ -75,4 +75,25 @@ func TestReloadHandsTheBudgetOver(t *testing.T) {
 		t.Fatalf("budget %d once the new config alone runs, want the default", limit())
 	}
 	next.Cleanup()
+}
+
+// TestTheGlobalOptionTurnsReclaimingOff: only the global option says
+// whether the budget reclaims memory; on unless it says off.
+func TestTheGlobalOptionTurnsReclaimingOff(t *testing.T) {
+	m := &sharedBudget{users: make(map[any]vote)}
+	off := false
+	h, app := new(Handler), new(App)
+	m.join(h, vote{})
+	reclaims := func() bool { return m.stats().Reclaim }
+	if !reclaims() {
+		t.Fatal("reclaiming is off by default")
+	}
+	m.join(app, vote{global: true, reclaim: &off})
+	if reclaims() {
+		t.Fatal("the global option did not turn reclaiming off")
+	}
+	m.leave(app)
+	if !reclaims() {
+		t.Fatal("reclaiming stayed off once the option went")
+	}
 }

@@ -199,7 +199,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.Validate(); err != nil {
 		return err
 	}
-	h.budget = processMemory.join(h, h.MemoryBudget, false)
+	h.budget = processMemory.join(h, vote{size: h.MemoryBudget})
 	if err := registerMetrics(ctx); err != nil {
 		return err
 	}

@@ -71,6 +71,7 @@ type Budget struct {
 	waits, overloaded, unobserved, collections atomic.Uint64
 	limitNow                                   atomic.Int64 // limit, read without the lock
 	closed                                     atomic.Bool  // see Close
+	noReclaim                                  atomic.Bool  // see SetReclaim
 }
 
 // Errors of a request that found no room.
@@ -103,6 +104,13 @@ func (b *Budget) SetLimit(limit int64) {
 	b.trimCache()
 	b.dispatch()
 }
+
+// SetReclaim says whether the budget, while requests wait for room that
+// buffers let go still hold, asks Go for a collection and returns the freed
+// memory to the operating system (see collect): on by default. Off, the
+// room comes back when Go collects on its own pacing (GOGC, GOMEMLIMIT),
+// and requests may wait until memory_wait runs out meanwhile.
+func (b *Budget) SetReclaim(on bool) { b.noReclaim.Store(!on) }
 
 // Limit returns the limit.
 func (b *Budget) Limit() int64 { return b.limitNow.Load() }
@@ -145,6 +153,9 @@ type Stats struct {
 	Unobserved uint64 `json:"unobserved"`
 	// Collections counts garbage collections run to free room.
 	Collections uint64 `json:"collections"`
+	// Reclaim says whether the budget asks for those collections (see
+	// SetReclaim).
+	Reclaim bool `json:"reclaim"`
 }
 
 // Stats returns what the budget holds and has counted.
@@ -153,5 +164,6 @@ func (b *Budget) Stats() Stats {
 	s := Stats{Budget: b.limit, Held: b.charged, InUse: b.inUse, Cached: b.cache.bytes, Peak: b.peak}
 	b.mu.Unlock()
 	s.Waits, s.Overloaded, s.Unobserved, s.Collections = b.waits.Load(), b.overloaded.Load(), b.unobserved.Load(), b.collections.Load()
+	s.Reclaim = !b.noReclaim.Load()
 	return s
 }

@@ -3,6 +3,7 @@ package budget
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -278,5 +279,30 @@ func TestBudgetReservationWaitsForRoom(t *testing.T) {
 	runtime.KeepAlive(copied) // collected, it would give its room back
 	if s := b.Stats(); s.InUse != 13<<20 || s.Waits != 2 {
 		t.Fatalf("stats %+v, want 13 MiB in use after 2 waits", s)
+	}
+}
+
+// TestBudgetWithoutReclaimLeavesCollectingToGo: with reclaiming off, the
+// room let go comes back only when Go collects on its own: the budget asks
+// for no collection, and the waiter is served once one ran.
+func TestBudgetWithoutReclaimLeavesCollectingToGo(t *testing.T) {
+	b := New(16 << 20)
+	b.SetReclaim(false)
+	holder := b.Ticket(context.Background(), time.Minute)
+	buf, err := holder.Buffer(12<<20, 12<<20, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder.Put(buf)
+	buf = nil
+	if _, err := b.Ticket(context.Background(), 50*time.Millisecond).Buffer(8<<20, 8<<20, true); !errors.Is(err, ErrOverloaded) {
+		t.Fatalf("a waiter without reclaiming: %v, want ErrOverloaded", err)
+	}
+	if s := b.Stats(); s.Collections != 0 {
+		t.Fatalf("the budget asked for %d collections with reclaiming off", s.Collections)
+	}
+	collectUntil(t, func() bool { return b.Stats().Held == 0 }, func() string { return fmt.Sprintf("held %d after collections", b.Stats().Held) })
+	if _, err := b.Ticket(context.Background(), time.Second).Buffer(8<<20, 8<<20, true); err != nil {
+		t.Fatalf("after Go collected: %v", err)
 	}
 }
