@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,6 +19,8 @@ import (
 	zapobserver "go.uber.org/zap/zaptest/observer"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/gctest"
 )
 
 // A JSON answer with one signed thinking block.
@@ -277,7 +278,7 @@ func TestServeHTTPGivesEveryByteBack(t *testing.T) {
 		t.Fatal("no refusal was replayed")
 	}
 	serve(caddyhttp.HandlerFunc(sseUpstream)) // never closes the request body
-	collectUntil(t, func() bool { return h.budget.Stats().InUse == 0 },
+	gctest.Until(t, func() bool { return h.budget.Stats().InUse == 0 },
 		func() string { return fmt.Sprintf("%d bytes in use 10s after every request", h.budget.Stats().InUse) })
 }
 
@@ -334,19 +335,5 @@ func TestReplayWithoutRoomGetsA529(t *testing.T) {
 	free()
 	if s := b.Stats(); s.InUse != 0 || s.Overloaded != 1 {
 		t.Fatalf("stats %+v", s)
-	}
-}
-
-// collectUntil runs collections until done, or fails with failure after
-// 10 s: the budget gives a buffer's room back once Go collects it.
-func collectUntil(t testing.TB, done func() bool, failure func() string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !done() {
-		if time.Now().After(deadline) {
-			t.Fatal(failure())
-		}
-		runtime.GC()
-		time.Sleep(time.Millisecond)
 	}
 }

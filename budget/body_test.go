@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/gctest"
 )
 
 // testTicket returns the account of one request with a budget of its own,
@@ -183,7 +185,7 @@ func TestUnclosedReaderGivesItsRoomBack(t *testing.T) {
 	}
 	b.Reader() // dropped unclosed
 	b.Close()
-	collectUntil(t, func() bool { return tk.b.Stats().InUse == 0 },
+	gctest.Until(t, func() bool { return tk.b.Stats().InUse == 0 },
 		func() string {
 			return fmt.Sprintf("%d bytes still in use 10s after the reader was dropped", tk.b.Stats().InUse)
 		})

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/gctest"
 )
 
 // TestBudgetUnderContention reads bodies of random sizes, some of them
@@ -84,27 +86,12 @@ func TestBudgetUnderContention(t *testing.T) {
 	}
 	b.cache.trim(0)
 	b.mu.Unlock()
-	collectUntil(t, func() bool { return b.Stats().Held == 0 },
+	gctest.Until(t, func() bool { return b.Stats().Held == 0 },
 		func() string {
 			return fmt.Sprintf("%d bytes still held 10s after everything was let go", b.Stats().Held)
 		})
 	t.Logf("%d served, %d overloaded, %d gave way, %d beyond the budget; %d waits, %d collections, peak %d of %d",
 		served.Load(), overloaded.Load(), gaveWay.Load(), beyond.Load(), s.Waits, s.Collections, s.Peak, limit)
-}
-
-// collectUntil runs Go's collections until done holds, and fails with
-// failure() if it does not within 10 s: memory the budget let go comes
-// back only once Go collected what held it.
-func collectUntil(t testing.TB, done func() bool, failure func() string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !done() {
-		if time.Now().After(deadline) {
-			t.Fatal(failure())
-		}
-		runtime.GC()
-		time.Sleep(time.Millisecond)
-	}
 }
 
 // slowReader reads at most piece bytes at a time, yielding in between.

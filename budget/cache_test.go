@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/gctest"
 )
 
 func TestBufferSizes(t *testing.T) {
@@ -49,7 +51,7 @@ func TestBudgetLetsAnIdleCacheGo(t *testing.T) {
 	if s := b.Stats(); s.Cached != 1<<20 {
 		t.Fatalf("stats %+v, want the buffer cached", s)
 	}
-	collectUntil(t, func() bool { return b.Stats().Held == 0 },
+	gctest.Until(t, func() bool { return b.Stats().Held == 0 },
 		func() string { return fmt.Sprintf("an idle cache still held after 10s: %+v", b.Stats()) })
 
 	// A size taken between every two collections stays; another goes.

@@ -1,0 +1,24 @@
+// Package gctest helps tests of memory that Go gives back only once it
+// collected what held it: the budget's buffers, the body readers nobody
+// closed. Test code only.
+package gctest
+
+import (
+	"runtime"
+	"testing"
+	"time"
+)
+
+// Until runs Go's collections until done holds, and fails with failure()
+// if it does not within 10 s.
+func Until(t testing.TB, done func() bool, failure func() string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !done() {
+		if time.Now().After(deadline) {
+			t.Fatal(failure())
+		}
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+}
