@@ -314,15 +314,23 @@ func (o *observer) register(blocks []streaming.Block) {
 	}
 }
 
-// checkModel logs thinking.model_mismatch for the conversation's first
-// answer under another model name than the one asked for: Claude Code
-// replays thinking only from messages of the model it asks for, so such a
-// backend silently loses its own reasoning on every turn.
+// checkModel logs thinking.model_mismatch for an answer under another model
+// name than the one asked for: Claude Code replays thinking only from
+// messages of the model it asks for, so such a backend silently loses its
+// own reasoning on every turn. A backend's first for a pair of names is a
+// warning; each conversation's first after it, a debug line.
 func (o *observer) checkModel() {
 	answered := o.answeredModel()
-	if o.h.policy.Mismatches.First(o.conversation, o.requested, answered) {
-		o.h.logger.Warn("thinking.model_mismatch",
-			zap.String("conversation", o.conversation), zap.String("backend", o.backend),
+	conversation, pair := o.h.policy.Mismatches.First(o.conversation, o.backend, o.requested, answered)
+	level := zap.DebugLevel
+	switch {
+	case pair:
+		level = zap.WarnLevel
+	case !conversation:
+		return
+	}
+	if ce := o.h.logger.Check(level, "thinking.model_mismatch"); ce != nil {
+		ce.Write(zap.String("conversation", o.conversation), zap.String("backend", o.backend),
 			zap.String("requested", o.requested), zap.String("answered", answered),
 			zap.String("hint", "the client keeps thinking only from answers under the model it asked for; see response_model"))
 	}

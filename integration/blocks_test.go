@@ -2,6 +2,8 @@ package integration
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"testing"
 
@@ -47,4 +49,11 @@ func topLevel(t *testing.T, body []byte) map[string]json.RawMessage {
 		t.Fatalf("request body is not JSON: %v", err)
 	}
 	return m
+}
+
+// hashedSession is the conversation a session id names in logs, stats and
+// storage: its hash, never the id.
+func hashedSession(id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return "sha256:" + hex.EncodeToString(sum[:16])
 }

@@ -86,18 +86,24 @@ func testResponseModel(t *testing.T, stream, requested bool) {
 		}
 	}
 
+	// The backend's first mismatch of the pair is a warning; the other
+	// conversation's first, a debug line; each names the conversation by
+	// its hash, never the session id.
 	events := g.logEvents("thinking.model_mismatch")
-	var convs []string
+	var convs, levels []string
 	for _, e := range events {
 		conv, _ := e["conversation"].(string)
-		convs = append(convs, conv)
-		if e["requested"] != "claude-sonnet-4-5" || e["answered"] != "glm-4.6" || e["backend"] != "glm" || e["level"] != "warn" {
+		level, _ := e["level"].(string)
+		convs, levels = append(convs, conv), append(levels, level)
+		if e["requested"] != "claude-sonnet-4-5" || e["answered"] != "glm-4.6" || e["backend"] != "glm" {
 			t.Errorf("thinking.model_mismatch = %v", e)
 		}
 	}
 	slices.Sort(convs)
-	if !slices.Equal(convs, []string{"model-a", "model-b"}) {
-		t.Errorf("thinking.model_mismatch logged for conversations %q, want once for each: %v", convs, events)
+	want := []string{hashedSession("model-a"), hashedSession("model-b")}
+	slices.Sort(want)
+	if !slices.Equal(convs, want) || !slices.Equal(levels, []string{"warn", "debug"}) {
+		t.Errorf("thinking.model_mismatch logged for conversations %q at %q, want once for each, warn then debug: %v", convs, levels, events)
 	}
 }
 

@@ -101,11 +101,12 @@ func TestCountTokensIsRewrittenButCountsNoSwitch(t *testing.T) {
 
 // TestLogsReportWithoutSecrets runs a switch at debug level and checks the
 // events and their fields, and that neither the API key, nor the bearer
-// token, nor any message or thinking text reached the log.
+// token, nor the session id (however short), nor any message or thinking
+// text reached the log.
 func TestLogsReportWithoutSecrets(t *testing.T) {
 	g := newGateway(t, anthropicAndGLM, "glm")
 	ok := okTurns(t)
-	c := g.conversation("logs")
+	c := g.conversation("SESSION-SECRET-111")
 	c.ShowThinking = true
 	c.Header.Set("Authorization", "Bearer secret-bearer-token")
 	ok(c.Say("a private question"))
@@ -113,7 +114,7 @@ func TestLogsReportWithoutSecrets(t *testing.T) {
 	ok(c.Say("another private question"))
 
 	switches := g.logEvents("thinking.backend_switch")
-	if len(switches) != 1 || switches[0]["from"] != "glm" || switches[0]["to"] != "anthropic" || switches[0]["conversation"] != "logs" {
+	if len(switches) != 1 || switches[0]["from"] != "glm" || switches[0]["to"] != "anthropic" || switches[0]["conversation"] != hashedSession("SESSION-SECRET-111") {
 		t.Errorf("backend_switch events = %v", switches)
 	}
 	handled := g.logEvents("thinking.block_handled")
@@ -124,9 +125,11 @@ func TestLogsReportWithoutSecrets(t *testing.T) {
 		t.Error("per-block debug events missing")
 	}
 	log := string(g.logBytes())
-	for _, secret := range []string{"sk-test", "secret-bearer-token", "private question", "thinks #"} {
-		if strings.Contains(log, secret) {
-			t.Errorf("log contains %q", secret)
+	for _, secret := range []string{"sk-test", "secret-bearer-token", "SESSION-SECRET-111", "private question", "thinks #"} {
+		if i := strings.Index(log, secret); i >= 0 {
+			line := log[strings.LastIndexByte(log[:i], '\n')+1:]
+			line, _, _ = strings.Cut(line, "\n")
+			t.Errorf("log contains %q: %.600s", secret, line)
 		}
 	}
 }

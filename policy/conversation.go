@@ -20,11 +20,15 @@ const MaxID = 128
 // share the session but replay their own history, so each gets a scope of
 // its own. Without any of these, all requests share the global scope "".
 // userID is called only when the headers do not name the session.
+//
+// A session id is a secret of its client's (whoever has it can be taken
+// for the session): the scope is its hash, whatever its length, and that is
+// all the registry stores and the logs show.
 func Conversation(h http.Header, userID func() string) string {
 	if s := headerConversation(h); s != "" {
 		return s
 	}
-	return BoundedID(sessionFromUserID(userID()))
+	return hashedID(sessionFromUserID(userID()))
 }
 
 // headerConversation is the conversation the headers name, or "".
@@ -36,7 +40,16 @@ func headerConversation(h http.Header) string {
 	if agent := h.Get("X-Claude-Code-Agent-Id"); agent != "" {
 		s += "/agent/" + agent
 	}
-	return BoundedID(s)
+	return hashedID(s)
+}
+
+// hashedID returns the hash of id, as BoundedID writes it, or "" for "".
+func hashedID(id string) string {
+	if id == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "sha256:" + hex.EncodeToString(sum[:16])
 }
 
 // sessionFromUserID finds the session in metadata.user_id, which Claude
@@ -74,11 +87,11 @@ func jsonSessionID(obj []byte) string {
 	return string(session)
 }
 
-// BoundedID returns id, or a hash of it when it is longer than MaxID.
+// BoundedID returns id, or a hash of it when it is longer than MaxID: for
+// backend names and model names, which are no secret.
 func BoundedID(id string) string {
 	if len(id) <= MaxID {
 		return id
 	}
-	sum := sha256.Sum256([]byte(id))
-	return "sha256:" + hex.EncodeToString(sum[:16])
+	return hashedID(id)
 }

@@ -108,7 +108,7 @@ func TestPlanKeepsOwnBlocksAndStripsForeignOnes(t *testing.T) {
 	if got := string(pl.Body); strings.Contains(got, `"g1"`) || strings.Contains(got, `"new"`) || !strings.Contains(got, thinkingBlock("a1")) {
 		t.Errorf("body = %s", got)
 	}
-	if pl.Conversation != "s1" || !pl.Stream {
+	if pl.Conversation != hashedID("s1") || !pl.Stream {
 		t.Errorf("conversation %q, stream %v", pl.Conversation, pl.Stream)
 	}
 }

@@ -153,7 +153,7 @@ func TestReplayKeepsWhatIsProvenTheTargets(t *testing.T) {
 func TestReplayWithoutANamedBackendKeepsNothing(t *testing.T) {
 	p := newPolicy()
 	p.Register(0, "10.0.0.1:443", "m", []streaming.Block{{Kind: block.Thinking, Key: keyOf("up1")}})
-	p.Registry.Served("s1", "10.0.0.1:443")
+	p.Registry.Served(hashedID("s1"), "10.0.0.1:443")
 	req := Request{Body: body("up1"), Header: session("s1")}
 	first := p.Plan(req)
 	if first.Target != "10.0.0.1:443" || first.Result.Kept != 1 {

@@ -121,10 +121,13 @@ var caddyfileTemplate = template.Must(template.New("Caddyfile").Parse(`{
 		output file {{.Site.LogFile}}
 		level DEBUG
 		# As in Caddyfile.example: Caddy redacts Authorization in its logs,
-		# not the x-api-key header that reverse_proxy's debug log shows.
+		# not the x-api-key header nor the session ids that reverse_proxy's
+		# logs show.
 		format filter {
 			wrap json
 			request>headers>X-Api-Key delete
+			request>headers>X-Claude-Code-Session-Id hash
+			request>headers>X-Claude-Code-Agent-Id hash
 		}
 	}
 {{- end}}
