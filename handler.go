@@ -59,7 +59,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	defer out.Close()
 	req := policy.Request{Body: in.Bytes(), Header: r.Header, Backend: backend, ReadOnly: ep != messagesapi.Messages, Out: out.Room()}
-	plan := h.plan(req, nil)
+	plan := h.plan(req, nil, t)
+	if refused(plan.Passthrough) {
+		return h.refuseBody(w, nil, t, plan.Passthrough)
+	}
 	setBody(r, plan, in, out)
 	publish(w, repl, plan)
 	if ep == messagesapi.Messages {
@@ -76,8 +79,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if err != nil || !retry {
 		return err
 	}
-	msg, refused, err := ow.refusal()
-	if !refused {
+	msg, refusedThinking, err := ow.refusal()
+	if !refusedThinking {
 		return err
 	}
 
@@ -94,7 +97,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	defer replayOut.Close()
 	req.Out = replayOut.Room()
-	replay := h.plan(req, &policy.Refusal{Backend: refuser, Message: msg, Sent: plan.Body})
+	replay := h.plan(req, &policy.Refusal{Backend: refuser, Message: msg, Sent: plan.Body}, t)
+	if refused(replay.Passthrough) {
+		return h.refuseBody(w, nil, t, replay.Passthrough)
+	}
 	r = replayRequest(r)
 	setBody(r, replay, in, replayOut)
 	publish(w, repl, replay)
@@ -153,9 +159,15 @@ func unreadable(r *http.Request) string {
 }
 
 // plan asks the policy what becomes of the body's blocks, for a replay
-// after refusal when it is not nil, and logs the outcome. A panic in the
-// policy (a bug) is logged and the body forwarded as it came.
-func (h *Handler) plan(req policy.Request, refusal *policy.Refusal) (plan policy.Plan) {
+// after refusal when it is not nil, and logs the outcome. What reading the
+// body costs is metered into t's account while the policy works (see
+// structureMeter); a body whose structure costs more than its size allows,
+// or finds no room, is no plan (see refused). A panic in the policy (a bug)
+// is logged and the body forwarded as it came.
+func (h *Handler) plan(req policy.Request, refusal *policy.Refusal, t *budget.Ticket) (plan policy.Plan) {
+	m := structureMeter{t: t, limit: maxStructure(len(req.Body))}
+	defer m.release()
+	req.Meter = m.meter
 	defer guard.Recover(h.logger, "handler", req.Backend, func() { plan = policy.Plan{Body: req.Body, Passthrough: errInternal} })
 	if refusal != nil {
 		plan = h.policy.Replay(req, *refusal)
@@ -174,7 +186,7 @@ var errInternal = errors.New("llm_thinking internal error")
 
 // logPlan writes the log events of one planned request.
 func (h *Handler) logPlan(plan policy.Plan, backend string) {
-	if plan.Passthrough != nil {
+	if plan.Passthrough != nil && !refused(plan.Passthrough) {
 		h.logger.Debug("thinking.passthrough", zap.String("reason", "body is not an editable Messages request"), zap.Error(plan.Passthrough))
 	}
 	if plan.Switched {

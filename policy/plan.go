@@ -63,6 +63,10 @@ type Request struct {
 	// Out, when it has room, receives Plan.Body if the body changes, so
 	// that the caller can recycle that memory.
 	Out []byte
+	// Meter, when set, is told what reading the body costs as it grows
+	// (see thinking.ResumeMetered); its error stops the plan, which then
+	// passes the body on untouched with Passthrough saying why.
+	Meter thinking.Meter
 }
 
 // Reason says why a block got its action.
@@ -183,7 +187,7 @@ func (p *Policy) plan(req Request, r *replay) Plan {
 		m = threads.NewMatch(headerConversation(req.Header))
 		find = func(body []byte, o thinking.Opening) thinking.From { return p.Threads.Find(m, body, o) }
 	}
-	parsed, err := thinking.Resume(req.Body, find)
+	parsed, err := thinking.ResumeMetered(req.Body, find, req.Meter)
 	if err != nil {
 		if m != nil {
 			p.Threads.Keep(m, nil)
@@ -212,8 +216,7 @@ func (p *Policy) plan(req Request, r *replay) Plan {
 		defer p.Threads.Keep(m, parsed.Save)
 	}
 	sc := scratches.Get().(*scratch)
-	defer scratches.Put(sc)
-	defer sc.reset()
+	defer sc.recycle()
 	for _, b := range blocks {
 		sc.keys = append(sc.keys, b.Key)
 	}
@@ -360,8 +363,14 @@ func (pl *Plan) Release() {
 	d := pl.Decisions[:0]
 	clear(pl.Decisions[:cap(pl.Decisions)])
 	pl.Decisions = nil
-	decisions.Put(&d)
+	if cap(d) <= maxPooled {
+		decisions.Put(&d)
+	}
 }
+
+// maxPooled bounds the decisions and keys a plan recycled for reuse keeps
+// the memory of (see thinking's own bound).
+const maxPooled = 16 << 10
 
 // scratch holds the per-request slices Plan only needs while it runs.
 type scratch struct {
@@ -370,6 +379,15 @@ type scratch struct {
 	origins []string
 	refused []bool
 	actions []thinking.Action
+}
+
+// recycle gives sc back for reuse, unless it grew too large to keep.
+func (sc *scratch) recycle() {
+	if cap(sc.keys) > maxPooled {
+		return
+	}
+	sc.reset()
+	scratches.Put(sc)
 }
 
 // reset empties the slices for the next request, letting go of backend

@@ -56,6 +56,9 @@ type Request struct {
 	// find and from: see Resume.
 	find Finder
 	from From
+	// meter and items: see ResumeMetered.
+	meter Meter
+	items int
 	// lazyMessages and lazyParts are the messages and parts taken from a
 	// checkpoint, as it holds them, until a rewrite asks for them (see
 	// msg, parts and take): the first of messages and content wait for
@@ -189,9 +192,18 @@ type Finder func(body []byte, o Opening) From
 // read before: find, called once the first message is known, says which
 // (see From), and the messages the two share are not read again. find may
 // be nil.
-func Resume(body []byte, find Finder) (*Request, error) {
+func Resume(body []byte, find Finder) (*Request, error) { return ResumeMetered(body, find, nil) }
+
+// ResumeMetered is Resume that tells meter, as the structure it reads
+// grows, about how many bytes of memory the request and what is made of it
+// (see Footprint) take: every meterStep messages and content blocks, and
+// once a checkpoint gave it its structure. An error of meter stops the
+// reading, and ResumeMetered returns it: a caller bounds the memory of a
+// request by what it sent this way, and counts it where it counts memory,
+// before it is spent. meter may be nil.
+func ResumeMetered(body []byte, find Finder, meter Meter) (*Request, error) {
 	r := requests.Get().(*Request)
-	r.body, r.find = body, find
+	r.body, r.find, r.meter = body, find, meter
 	if err := r.parse(); err != nil {
 		r.Release()
 		return nil, err
@@ -234,9 +246,19 @@ func (r *Request) parse() error {
 	return nil
 }
 
+// maxPooled bounds the items a Request recycled for reuse may keep the
+// memory of: a request of a hundred thousand blocks must not pin that much
+// memory in the pool after it.
+const maxPooled = 16 << 10
+
 // Release gives the Request back for reuse. It may not be used afterwards;
 // its Blocks and a body Rewrite returned stay valid.
 func (r *Request) Release() {
+	if cap(r.content) > maxPooled || cap(r.messages) > maxPooled || cap(r.blocks) > maxPooled {
+		*r = Request{hasher: r.hasher}
+		requests.Put(r)
+		return
+	}
 	*r = Request{
 		members:  r.members[:0],
 		messages: r.messages[:0],
@@ -486,7 +508,15 @@ func (r *Request) contextManagement(v int) (int, error) {
 }
 
 func (r *Request) messageArray(v int) (int, error) {
-	return r.messageElements(r.resumeMessages(v))
+	it := r.resumeMessages(v)
+	if r.restored > 0 && r.meter != nil {
+		// What a checkpoint gave is structure this request holds too.
+		r.items += len(r.messages) + len(r.content)
+		if err := r.meter(r.Footprint()); err != nil {
+			return 0, err
+		}
+	}
+	return r.messageElements(it)
 }
 
 // messageElements reads the messages an iterator over the messages array
@@ -561,7 +591,7 @@ func (r *Request) message(i int) (int, error) {
 		r.shapes.count(m, 1)
 	}
 	r.messages = append(r.messages, m)
-	return end, nil
+	return end, r.counted(1)
 }
 
 // roleOf maps a message's role name to its role.
@@ -596,6 +626,9 @@ func (r *Request) part(msgIndex, index, i int) (int, error) {
 	if r.body[i] != '{' {
 		end, err := skipValue(r.body, i)
 		r.content = append(r.content, part{typ: otherPart, span: span{Start: i, End: end}, block: -1})
+		if err == nil {
+			err = r.counted(1)
+		}
 		return end, err
 	}
 	var buf [32]byte
@@ -619,7 +652,7 @@ func (r *Request) part(msgIndex, index, i int) (int, error) {
 		}
 	}
 	r.content = append(r.content, p)
-	return f.End, nil
+	return f.End, r.counted(1)
 }
 
 // reasoningPart reads the AI SDK reasoning part at b[i], the index-th of
@@ -637,7 +670,7 @@ func (r *Request) reasoningPart(msgIndex, index, i int) (int, error) {
 		return 0, err
 	}
 	r.content = append(r.content, p)
-	return f.End, nil
+	return f.End, r.counted(1)
 }
 
 // shape reports whether parts hold an AI SDK reasoning part, and whether
