@@ -7,11 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 )
 
 func TestRefuseBodyWritesTheAnthropicEnvelope(t *testing.T) {
-	h := &Handler{MaxBodySize: 1024, MemoryWait: 3e9}
+	h := &Handler{MaxBodySize: 1024, MemoryWait: 3e9, logger: zap.NewNop()}
 	tk := budget.New(64<<20).Ticket(context.Background(), time.Second)
 	for _, c := range []struct {
 		err    error
@@ -22,6 +24,8 @@ func TestRefuseBodyWritesTheAnthropicEnvelope(t *testing.T) {
 			`{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes (llm_thinking max_body_size 1024)."}}`},
 		{budget.ErrBeyondBudget, http.StatusRequestEntityTooLarge,
 			`{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes (llm_thinking memory_budget 67108864 holds bodies up to half its size)."}}`},
+		{errTooManyParts, http.StatusRequestEntityTooLarge,
+			`{"type":"error","error":{"type":"request_too_large","message":"Request holds more messages and content blocks than llm_thinking reads in a body of its size (their structure may take twice the body's bytes and 1 MiB)."}}`},
 	} {
 		w := httptest.NewRecorder()
 		if err := h.refuseBody(w, nil, tk, c.err); err != nil {
