@@ -55,7 +55,7 @@ func (AdminAPI) serveStats(w http.ResponseWriter, r *http.Request) error {
 		return caddy.APIError{HTTPStatus: http.StatusMethodNotAllowed, Err: fmt.Errorf("method %s not allowed, use GET", r.Method)}
 	}
 	w.Header().Set("Content-Type", "application/json")
-	return json.NewEncoder(w).Encode(StatsResponse{Registries: registryStats(), Memory: processMemory.stats()})
+	return json.NewEncoder(w).Encode(StatsResponse{Registries: registryStats(), Memory: budget.Process.Stats()})
 }
 
 // ForgetRequest is the body of POST /llm_thinking/forget: what was learned

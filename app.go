@@ -64,7 +64,7 @@ func (a *App) Provision(caddy.Context) error {
 	if err := a.Validate(); err != nil {
 		return err
 	}
-	a.memory = processMemory.join(a, vote{size: a.MemoryBudget, global: true, reclaim: a.MemoryReclaim})
+	a.memory = budget.Process.Join(a, budget.Vote{Size: a.MemoryBudget, Global: true, Reclaim: a.MemoryReclaim})
 	return nil
 }
 
@@ -87,7 +87,7 @@ func (a *App) Stop() error { return nil }
 
 // Cleanup withdraws the app's say in the process's settings.
 func (a *App) Cleanup() error {
-	processMemory.leave(a)
+	budget.Process.Leave(a)
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
 )
 
@@ -70,7 +71,7 @@ func newThinkingMetrics(maxBackends int) *thinkingMetrics {
 		switches: counter("switches_total",
 			"Conversations that moved to another backend, by the backend they moved to."),
 		registries: newRegistryCollector(),
-		memory:     newMemoryCollector(processMemory.stats),
+		memory:     newMemoryCollector(budget.Process.Stats),
 	}
 }
 

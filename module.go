@@ -199,7 +199,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.Validate(); err != nil {
 		return err
 	}
-	h.budget = processMemory.join(h, vote{size: h.MemoryBudget})
+	h.budget = budget.Process.Join(h, budget.Vote{Size: h.MemoryBudget})
 	if err := registerMetrics(ctx); err != nil {
 		return err
 	}
@@ -272,7 +272,7 @@ func (h *Handler) Validate() error {
 // registry itself lives on while any handler of the running config names
 // it.
 func (h *Handler) Cleanup() error {
-	processMemory.leave(h)
+	budget.Process.Leave(h)
 	if h.policy == nil {
 		return nil
 	}

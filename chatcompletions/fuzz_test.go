@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"unsafe"
 )
 
 // FuzzStream feeds any bytes, cut at any point, as an upstream stream: the
@@ -45,9 +46,17 @@ func FuzzTranslateRequest(f *testing.F) {
 	f.Add([]byte(`{"model":"m","messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"n","input":{}}]}]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, r := range []Reasoning{ReasoningContent, ReasoningDetails, ReasoningThinkTags} {
-			tr, err := TranslateRequest(body, RequestOptions{Reasoning: r, ThinkingSwitch: SwitchReasoningEffort})
+			var last []byte
+			grow := func(p []byte, n int) ([]byte, error) {
+				last = append(make([]byte, 0, len(p)+n), p...)
+				return last, nil
+			}
+			tr, err := TranslateRequest(body, RequestOptions{Reasoning: r, ThinkingSwitch: SwitchReasoningEffort, Grow: grow})
 			if err == nil && !json.Valid(tr.Body) {
 				t.Fatalf("invalid JSON out of %q: %s", body, tr.Body)
+			}
+			if err == nil && unsafe.SliceData(tr.Body) != unsafe.SliceData(last) {
+				t.Fatalf("wrote past the room it asked for out of %q", body)
 			}
 		}
 	})

@@ -1,11 +1,8 @@
 package chatcompletions
 
 import (
-	"bytes"
-
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 )
 
 // reasoningPlaceholder stands for the reasoning of a tool call message
@@ -21,43 +18,80 @@ type requestWriter struct {
 	opts    RequestOptions
 	names   map[string]string // client tool name -> the name the server gets
 	out     []byte
-	n       int      // messages written
-	pending []string // tool calls of the last assistant message not answered yet
+	n       int   // messages written
+	pending calls // tool calls of the last assistant message
+	orphans []uint64
+	scratch []byte
 }
 
 func (w *requestWriter) open(role string) {
 	if w.n > 0 {
-		w.out = append(w.out, ',')
+		w.raw(",")
 	}
 	w.n++
-	w.out = append(w.out, `{"role":"`+role+`","content":`...)
+	w.raw(`{"role":"` + role + `","content":`)
 }
 
-// system writes the system prompt, when there is one.
-func (w *requestWriter) system(text []byte) {
-	if len(text) > 0 {
-		w.open("system")
-		w.out = append(jsonstr.Quote(w.out, text), '}')
-	}
-}
-
-// joinText returns a string, or the text of text blocks joined by a blank
-// line.
-func joinText(v jsonscan.Value) []byte {
+// hasText reports whether joined writes anything of v.
+func hasText(v jsonscan.Value) bool {
 	if v.Kind() == jsonscan.String {
-		return v.Text()
+		return len(v) > 2
 	}
-	var text []byte
+	for b := range v.Elements() {
+		if t := b.Get("text"); b.Get("type").Is("text") && t.Kind() == jsonscan.String && len(t) > 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// joined writes, escaped, a string, or the text of text blocks joined by
+// a blank line (a separator follows every block once one had text).
+func (w *requestWriter) joined(v jsonscan.Value) {
+	if v.Kind() == jsonscan.String {
+		w.strContent(v)
+		return
+	}
+	wrote := false
 	for b := range v.Elements() {
 		if !b.Get("type").Is("text") {
 			continue
 		}
-		if len(text) > 0 {
-			text = append(text, "\n\n"...)
+		if wrote {
+			w.raw(`\n\n`)
 		}
-		text = append(text, b.Get("text").Text()...)
+		t := b.Get("text")
+		w.strContent(t)
+		wrote = wrote || (t.Kind() == jsonscan.String && len(t) > 2)
 	}
-	return text
+}
+
+// system writes the system prompt and the text of system messages as one
+// system message, when any has text.
+func (w *requestWriter) system(prompt, msgs jsonscan.Value) {
+	opened := false
+	part := func(v jsonscan.Value) {
+		if !hasText(v) {
+			return
+		}
+		if opened {
+			w.raw(`\n\n`)
+		} else {
+			w.open("system")
+			w.raw(`"`)
+			opened = true
+		}
+		w.joined(v)
+	}
+	part(prompt)
+	for m := range msgs.Elements() {
+		if m.Get("role").Is("system") {
+			part(m.Get("content"))
+		}
+	}
+	if opened {
+		w.raw(`"}`)
+	}
 }
 
 func (w *requestWriter) message(m jsonscan.Value) {
@@ -74,89 +108,175 @@ func (w *requestWriter) message(m jsonscan.Value) {
 }
 
 // user writes a user message: its tool results first, as tool messages,
-// then the rest as one user message.
+// then the rest as one user message: the results of no call the server
+// saw as text first, then the text and images.
 func (w *requestWriter) user(content jsonscan.Value) {
 	if content.Kind() == jsonscan.String {
 		w.answerPending()
 		w.open("user")
-		w.out = append(jsonstr.Quote(w.out, content.Text()), '}')
+		w.str(content)
+		w.raw("}")
 		return
 	}
-	var parts []jsonscan.Value
-	var orphans []byte
+	parts, orphans := 0, false
+	firstText := false // the first part is text
+	clear(w.orphans)
 	var name [32]byte
+	k := -1
 	for b := range content.Elements() {
+		k++
 		switch string(b.Get("type").Name(&name)) {
 		case "tool_result":
-			id := b.Get("tool_use_id").Str()
-			if !w.answer(id) {
+			id := b.Get("tool_use_id")
+			if !w.pending.answer(id) {
 				// A result of no call the server saw: tool messages must
 				// follow their call, so it is told as text.
-				orphans = append(orphans, "Tool result "+id+":\n"...)
-				orphans = append(orphans, toolResultText(b)...)
-				orphans = append(orphans, "\n\n"...)
+				w.markOrphan(k)
+				orphans = true
 				continue
 			}
 			w.open("tool")
-			w.out = jsonstr.Quote(w.out, toolResultText(b))
-			w.out = append(w.out, `,"tool_call_id":`...)
-			w.out = append(jsonstr.Quote(w.out, []byte(id)), '}')
+			w.raw(`"`)
+			w.toolResultText(b)
+			w.raw(`","tool_call_id":`)
+			w.str(idOf(id))
+			w.raw("}")
 			for c := range b.Get("content").Elements() {
 				if c.Get("type").Is("image") {
-					parts = append(parts, c)
+					parts++
 				}
 			}
-		case "text", "image":
-			parts = append(parts, b)
+		case "text":
+			firstText = firstText || parts == 0
+			parts++
+		case "image":
+			parts++
 		}
 	}
 	w.answerPending()
-	if len(orphans) > 0 {
-		parts = append([]jsonscan.Value{append(jsonstr.Quote([]byte(`{"type":"text","text":`), orphans), '}')}, parts...)
+	if orphans {
+		parts++
+		firstText = true
 	}
-	if len(parts) == 0 {
+	if parts == 0 {
 		return
 	}
 	w.open("user")
-	if len(parts) == 1 && parts[0].Get("type").Is("text") {
-		w.out = append(jsonstr.Quote(w.out, parts[0].Get("text").Text()), '}')
+	if parts == 1 && firstText {
+		w.raw(`"`)
+		if orphans {
+			w.orphanText(content)
+		} else {
+			for b := range content.Elements() {
+				if b.Get("type").Is("text") {
+					w.strContent(b.Get("text"))
+				}
+			}
+		}
+		w.raw(`"}`)
 		return
 	}
-	w.out = append(w.out, '[')
-	for i, p := range parts {
-		if i > 0 {
-			w.out = append(w.out, ',')
+	w.raw("[")
+	n := 0
+	sep := func() {
+		if n > 0 {
+			w.raw(",")
 		}
-		w.out = appendPart(w.out, p)
+		n++
 	}
-	w.out = append(w.out, "]}"...)
+	if orphans {
+		sep()
+		w.raw(`{"type":"text","text":"`)
+		w.orphanText(content)
+		w.raw(`"}`)
+	}
+	k = -1
+	for b := range content.Elements() {
+		k++
+		switch string(b.Get("type").Name(&name)) {
+		case "tool_result":
+			if w.orphan(k) {
+				continue
+			}
+			for c := range b.Get("content").Elements() {
+				if c.Get("type").Is("image") {
+					sep()
+					w.part(c)
+				}
+			}
+		case "text", "image":
+			sep()
+			w.part(b)
+		}
+	}
+	w.raw("]}")
 }
 
-// appendPart appends a text or image content part.
-func appendPart(out []byte, p jsonscan.Value) []byte {
+// markOrphan marks the k-th block of a user message a result of no call.
+func (w *requestWriter) markOrphan(k int) {
+	if k/64 >= len(w.orphans) {
+		before := cap(w.orphans)
+		w.orphans = append(w.orphans, make([]uint64, k/64+1-len(w.orphans))...)
+		if cap(w.orphans) != before {
+			w.hold(cap(w.orphans) * 8)
+		}
+	}
+	w.orphans[k/64] |= 1 << (k % 64)
+}
+
+// orphan reports whether the k-th block was marked.
+func (w *requestWriter) orphan(k int) bool {
+	return k/64 < len(w.orphans) && w.orphans[k/64]&(1<<(k%64)) != 0
+}
+
+// orphanText writes, escaped, the results of no call as text.
+func (w *requestWriter) orphanText(content jsonscan.Value) {
+	k := -1
+	for b := range content.Elements() {
+		k++
+		if !w.orphan(k) {
+			continue
+		}
+		w.raw("Tool result ")
+		w.strContent(idOf(b.Get("tool_use_id")))
+		w.raw(`:\n`)
+		w.toolResultText(b)
+		w.raw(`\n\n`)
+	}
+}
+
+// part writes a text or image content part.
+func (w *requestWriter) part(p jsonscan.Value) {
 	if p.Get("type").Is("text") {
-		out = append(out, `{"type":"text","text":`...)
-		return append(jsonstr.Quote(out, p.Get("text").Text()), '}')
+		w.raw(`{"type":"text","text":`)
+		w.str(p.Get("text"))
+		w.raw("}")
+		return
 	}
 	src := p.Get("source")
-	url := src.Get("url").Str()
+	w.raw(`{"type":"image_url","image_url":{"url":`)
 	if src.Get("type").Is("base64") {
-		url = "data:" + src.Get("media_type").Str() + ";base64," + src.Get("data").Str()
+		w.raw(`"data:`)
+		w.strContent(src.Get("media_type"))
+		w.raw(";base64,")
+		w.strContent(src.Get("data"))
+		w.raw(`"`)
+	} else {
+		w.str(src.Get("url"))
 	}
-	out = append(out, `{"type":"image_url","image_url":{"url":`...)
-	return append(jsonstr.Quote(out, []byte(url)), "}}"...)
+	w.raw("}}")
 }
 
-// toolResultText is the text of a tool result; an error says so, as the
-// chat-completions API has no field for it.
-func toolResultText(b jsonscan.Value) []byte {
-	var text []byte
+// toolResultText writes, escaped, the text of a tool result; an error
+// says so, as the chat-completions API has no field for it.
+func (w *requestWriter) toolResultText(b jsonscan.Value) {
 	if b.Get("is_error").Bool() {
-		text = append(text, "Error: "...)
+		w.raw("Error: ")
 	}
 	c := b.Get("content")
 	if c.Kind() == jsonscan.String {
-		return append(text, c.Text()...)
+		w.strContent(c)
+		return
 	}
 	first := true
 	for p := range c.Elements() {
@@ -164,35 +284,22 @@ func toolResultText(b jsonscan.Value) []byte {
 			continue
 		}
 		if !first {
-			text = append(text, "\n\n"...)
+			w.raw(`\n\n`)
 		}
 		first = false
-		text = append(text, p.Get("text").Text()...)
+		w.strContent(p.Get("text"))
 	}
-	return text
-}
-
-// answer marks the call id answered, and reports whether the last
-// assistant message made it.
-func (w *requestWriter) answer(id string) bool {
-	for i, p := range w.pending {
-		if p == id {
-			w.pending = append(w.pending[:i], w.pending[i+1:]...)
-			return true
-		}
-	}
-	return false
 }
 
 // answerPending answers the calls left without a result (a turn the user
 // interrupted): every tool call must be answered before the next message.
 func (w *requestWriter) answerPending() {
-	for _, id := range w.pending {
+	for id := range w.pending.waiting {
 		w.open("tool")
-		w.out = append(w.out, `"(no result)","tool_call_id":`...)
-		w.out = append(jsonstr.Quote(w.out, []byte(id)), '}')
+		w.raw(`"(no result)","tool_call_id":`)
+		w.str(id)
+		w.raw("}")
 	}
-	w.pending = w.pending[:0]
 }
 
 // assistant writes an assistant message: its text, its tool calls, and
@@ -200,86 +307,139 @@ func (w *requestWriter) answerPending() {
 func (w *requestWriter) assistant(content jsonscan.Value) {
 	if content.Kind() == jsonscan.String {
 		w.open("assistant")
-		w.out = append(jsonstr.Quote(w.out, content.Text()), '}')
+		w.str(content)
+		w.raw("}")
 		return
 	}
-	var text, reasoning []byte
-	var calls []jsonscan.Value
-	thought := false // the message holds a thinking block, the server's or not
+	text, reasoning := false, false // some text, some of the server's reasoning
+	thought := false                // the message holds a thinking block, the server's or not
+	calls := 0
 	var name [32]byte
 	for b := range content.Elements() {
 		switch string(b.Get("type").Name(&name)) {
 		case "text":
-			if len(text) > 0 {
-				text = append(text, "\n\n"...)
-			}
-			text = append(text, b.Get("text").Text()...)
+			t := b.Get("text")
+			text = text || (t.Kind() == jsonscan.String && len(t) > 2)
 		case "thinking":
 			// Only this server's reasoning comes back; any other thinking
 			// (llm_thinking strips it before) is never forwarded.
 			thought = true
-			if block.IsReasoning(b.Get("signature")) {
-				reasoning = append(reasoning, b.Get("thinking").Text()...)
-			}
+			t := b.Get("thinking")
+			reasoning = reasoning || (block.IsReasoning(b.Get("signature")) && t.Kind() == jsonscan.String && len(t) > 2)
 		case "tool_use":
-			calls = append(calls, b)
+			calls++
 		}
 	}
 	w.open("assistant")
 	switch {
-	case w.opts.Reasoning == ReasoningThinkTags && len(reasoning) > 0:
+	case w.opts.Reasoning == ReasoningThinkTags && reasoning:
 		// As the model wrote it: the splitter keeps the whitespace before
 		// the closing tag, which goes back inside the tags.
-		tagged := append(append([]byte("<think>\n"), bytes.TrimRight(reasoning, " \t\r\n")...), "\n</think>\n\n"...)
-		w.out = jsonstr.Quote(w.out, append(tagged, text...))
-	case len(text) == 0 && len(calls) > 0:
-		w.out = append(w.out, "null"...)
+		w.raw(`"<think>\n`)
+		start := len(w.out)
+		w.reasoningText(content)
+		w.out = trimEscapedSpace(w.out, start)
+		w.raw(`\n</think>\n\n`)
+		w.joined(content)
+		w.raw(`"`)
+	case !text && calls > 0:
+		w.raw("null")
 	default:
-		w.out = jsonstr.Quote(w.out, text)
+		w.raw(`"`)
+		w.joined(content)
+		w.raw(`"`)
 	}
-	w.reasoning(reasoning, len(calls) > 0 || thought)
-	if len(calls) > 0 {
-		w.out = append(w.out, `,"tool_calls":[`...)
-		for i, c := range calls {
-			if i > 0 {
-				w.out = append(w.out, ',')
+	w.reasoning(content, reasoning, calls > 0 || thought)
+	if calls > 0 {
+		w.raw(`,"tool_calls":[`)
+		i := 0
+		for c := range content.Elements() {
+			if !c.Get("type").Is("tool_use") {
+				continue
 			}
-			id := c.Get("id").Str()
-			w.pending = append(w.pending, id)
-			w.out = append(w.out, `{"id":`...)
-			w.out = jsonstr.Quote(w.out, []byte(id))
-			w.out = append(w.out, `,"type":"function","function":{"name":`...)
-			w.out = jsonstr.Quote(w.out, []byte(w.toolName(c.Get("name").Str())))
-			w.out = append(w.out, `,"arguments":`...)
+			if i > 0 {
+				w.raw(",")
+			}
+			i++
+			id := c.Get("id")
+			w.pending.add(w, id)
+			w.raw(`{"id":`)
+			w.str(idOf(id))
+			w.raw(`,"type":"function","function":{"name":`)
+			w.toolName(c.Get("name"))
+			w.raw(`,"arguments":`)
 			args := []byte(c.Get("input"))
 			if len(args) == 0 {
 				args = []byte("{}")
 			}
-			w.out = append(jsonstr.Quote(w.out, args), "}}"...)
+			w.quote(args)
+			w.raw("}}")
 		}
-		w.out = append(w.out, ']')
+		w.raw("]")
 	}
-	w.out = append(w.out, '}')
+	w.raw("}")
+}
+
+// reasoningText writes, escaped, the server's own reasoning in content:
+// the text of its thinking blocks, one after the other.
+func (w *requestWriter) reasoningText(content jsonscan.Value) {
+	for b := range content.Elements() {
+		if b.Get("type").Is("thinking") && block.IsReasoning(b.Get("signature")) {
+			w.strContent(b.Get("thinking"))
+		}
+	}
+}
+
+// trimEscapedSpace cuts the spaces, tabs and line ends written escaped at
+// the end of out, not before start.
+func trimEscapedSpace(out []byte, start int) []byte {
+	for len(out) > start {
+		switch last := out[len(out)-1]; {
+		case last == ' ':
+			out = out[:len(out)-1]
+			continue
+		case (last == 'n' || last == 'r' || last == 't') && len(out)-2 >= start && out[len(out)-2] == '\\':
+			// An escape only when the backslash is not itself escaped:
+			// an odd run of backslashes.
+			run := 0
+			for i := len(out) - 2; i >= start && out[i] == '\\'; i-- {
+				run++
+			}
+			if run%2 == 1 {
+				out = out[:len(out)-2]
+				continue
+			}
+		}
+		return out
+	}
+	return out
 }
 
 // reasoning writes the reasoning field the server reads, a placeholder
 // where it is needed and there is none.
-func (w *requestWriter) reasoning(text []byte, needed bool) {
-	if len(text) == 0 && needed {
-		text = []byte(reasoningPlaceholder)
-	}
-	if len(text) == 0 {
+func (w *requestWriter) reasoning(content jsonscan.Value, has, needed bool) {
+	if !has && !needed {
 		return
 	}
+	var field, end string
 	switch w.opts.Reasoning {
 	case ReasoningContent:
-		w.out = jsonstr.Quote(append(w.out, `,"reasoning_content":`...), text)
+		field = `,"reasoning_content":"`
 	case ReasoningField:
-		w.out = jsonstr.Quote(append(w.out, `,"reasoning":`...), text)
+		field = `,"reasoning":"`
 	case ReasoningDetails:
-		if string(text) != reasoningPlaceholder {
-			w.out = jsonstr.Quote(append(w.out, `,"reasoning_details":[{"type":"reasoning.text","text":`...), text)
-			w.out = append(w.out, "}]"...)
+		if !has {
+			return
 		}
+		field, end = `,"reasoning_details":[{"type":"reasoning.text","text":"`, "}]"
+	default:
+		return
 	}
+	w.raw(field)
+	if has {
+		w.reasoningText(content)
+	} else {
+		w.raw(reasoningPlaceholder)
+	}
+	w.raw(`"` + end)
 }

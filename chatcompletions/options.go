@@ -106,6 +106,17 @@ type RequestOptions struct {
 	// MaxTokens, when above 0, caps max_tokens: Claude Code asks for
 	// 32000, more than some local servers' context holds.
 	MaxTokens int
+	// Grow, when set, gives the translation the memory it writes into: it
+	// returns a buffer that holds p's bytes and room for at least n more
+	// (memory a budget counts, say), or an error that stops the
+	// translation, which TranslateRequest then returns. Without it, the
+	// translation grows as append does.
+	Grow func(p []byte, n int) ([]byte, error)
+	// Hold, when set, is told how many bytes the translation holds beside
+	// what it writes, each time that grows (the tool calls of a message
+	// waiting for their results, in a few bytes each); its error stops
+	// the translation.
+	Hold func(bytes int) error
 }
 
 // AnswerOptions say how to translate one answer.

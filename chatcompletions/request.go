@@ -4,7 +4,6 @@ import (
 	"errors"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 )
 
 // ErrNotMessages says a request body is not a Messages request.
@@ -35,7 +34,7 @@ type Translated struct {
 // output_config, thinking unless opts.ThinkingSwitch is the server's own
 // thinking field, top_k, service_tier, cache_control, ...). The stream
 // always asks for usage.
-func TranslateRequest(body []byte, opts RequestOptions) (Translated, error) {
+func TranslateRequest(body []byte, opts RequestOptions) (t Translated, err error) {
 	if !jsonscan.Valid(body) {
 		return Translated{}, ErrNotMessages
 	}
@@ -45,8 +44,18 @@ func TranslateRequest(body []byte, opts RequestOptions) (Translated, error) {
 	if root.Kind() != jsonscan.Object || msgs.Kind() != jsonscan.Array {
 		return Translated{}, ErrNotMessages
 	}
-	t := Translated{Model: r.model.Str(), Stream: r.stream.Bool(), InputTokens: estimate(r.system, r.tools, msgs)}
-	w := requestWriter{opts: opts, names: toolNames(r.tools)}
+	defer func() {
+		if v := recover(); v != nil {
+			a, ok := v.(abort)
+			if !ok {
+				panic(v)
+			}
+			t, err = Translated{}, a.err
+		}
+	}()
+	t = Translated{Model: r.model.Str(), Stream: r.stream.Bool(), InputTokens: estimate(r.system, r.tools, msgs)}
+	w := requestWriter{opts: opts}
+	w.names = w.toolNames(r.tools)
 	if len(w.names) > 0 {
 		t.ToolNames = make(map[string]string, len(w.names))
 		for orig, short := range w.names {
@@ -58,61 +67,55 @@ func TranslateRequest(body []byte, opts RequestOptions) (Translated, error) {
 	if opts.Model != "" {
 		model = opts.Model
 	}
-	out := append(make([]byte, 0, len(body)+256), `{"model":`...)
-	out = jsonstr.Quote(out, []byte(model))
-	out = append(out, `,"messages":[`...)
-	w.out = out
+	w.room(len(body))
+	w.raw(`{"model":`)
+	w.quote([]byte(model))
+	w.raw(`,"messages":[`)
 	// One system message, first: Claude Code sends system messages inside
 	// messages too (after the first user message, for models it does not
 	// know), and chat templates such as Qwen3's refuse a system message
 	// anywhere but first.
-	system := joinText(r.system)
-	for m := range msgs.Elements() {
-		if m.Get("role").Is("system") {
-			if text := joinText(m.Get("content")); len(text) > 0 {
-				if len(system) > 0 {
-					system = append(system, "\n\n"...)
-				}
-				system = append(system, text...)
-			}
-		}
-	}
-	w.system(system)
+	w.system(r.system, msgs)
 	for m := range msgs.Elements() {
 		w.message(m)
 	}
 	w.answerPending()
-	out = append(w.out, ']')
+	w.raw("]")
 
 	if v := r.maxTokens; v.Kind() == jsonscan.Number {
 		n := v.Int()
 		if opts.MaxTokens > 0 && (n <= 0 || n > int64(opts.MaxTokens)) {
 			n = int64(opts.MaxTokens)
 		}
-		out = appendIntMember(out, "max_tokens", n)
+		w.room(32)
+		w.out = appendIntMember(w.out, "max_tokens", n)
 	}
 	for _, f := range []struct {
 		name string
 		v    jsonscan.Value
 	}{{"temperature", r.temperature}, {"top_p", r.topP}} {
 		if f.v.Kind() == jsonscan.Number {
-			out = append(append(out, `,"`+f.name+`":`...), f.v...)
+			w.raw(`,"` + f.name + `":`)
+			w.rawBytes(f.v)
 		}
 	}
 	if v := r.stopSequences; v.Len() > 0 {
-		out = append(append(out, `,"stop":`...), v...)
+		w.raw(`,"stop":`)
+		w.rawBytes(v)
 	}
-	if v := r.metadata.Get("user_id").Text(); len(v) > 0 {
-		out = append(out, `,"user":`...)
-		out = jsonstr.Quote(out, v)
+	if v := r.metadata.Get("user_id"); v.Kind() == jsonscan.String && len(v) > 2 {
+		w.raw(`,"user":`)
+		w.str(v)
 	}
-	out = w.tools(out, r.tools)
-	out = w.toolChoice(out, r.toolChoice)
-	out = thinkingSwitch(out, opts.ThinkingSwitch, r.thinking, r.outputConfig)
+	w.tools(r.tools)
+	w.toolChoice(r.toolChoice)
+	w.room(128)
+	w.out = thinkingSwitch(w.out, opts.ThinkingSwitch, r.thinking, r.outputConfig)
 	if t.Stream {
-		out = append(out, `,"stream":true,"stream_options":{"include_usage":true}`...)
+		w.raw(`,"stream":true,"stream_options":{"include_usage":true}`)
 	}
-	t.Body = append(out, '}')
+	w.raw("}")
+	t.Body = w.out
 	return t, nil
 }
 

@@ -15,10 +15,15 @@ const maxToolName = 64
 // toolNames maps each tool name too long for the server to a shortened
 // one: its first 55 characters, '_' and 8 hex digits of its SHA-256, the
 // same for every request.
-func toolNames(tools jsonscan.Value) map[string]string {
+func (w *requestWriter) toolNames(tools jsonscan.Value) map[string]string {
 	var names map[string]string
+	held := 0
 	for t := range tools.Elements() {
-		name := t.Get("name").Str()
+		lit := t.Get("name")
+		if len(lit) <= maxToolName+2 {
+			continue // its value is no longer
+		}
+		name := lit.Str()
 		if len(name) <= maxToolName {
 			continue
 		}
@@ -27,22 +32,31 @@ func toolNames(tools jsonscan.Value) map[string]string {
 		}
 		sum := sha256.Sum256([]byte(name))
 		names[name] = name[:maxToolName-9] + "_" + hex.EncodeToString(sum[:4])
+		held += len(name) + maxToolName + 64
+		w.hold(held)
 	}
 	return names
 }
 
-// toolName returns the name the server knows a tool by.
-func (w *requestWriter) toolName(name string) string {
-	if short, ok := w.names[name]; ok {
-		return short
+// toolName writes the name the server knows a tool by, from the client's
+// name literal.
+func (w *requestWriter) toolName(lit jsonscan.Value) {
+	if len(w.names) > 0 && len(lit) > maxToolName+2 {
+		var ok bool
+		var name []byte
+		name, w.scratch, ok = jsonstr.Value(w.scratch[:0], lit)
+		if short, found := w.names[string(name)]; ok && found {
+			w.quote([]byte(short))
+			return
+		}
 	}
-	return name
+	w.str(lit)
 }
 
-// tools appends the client tools as functions. Server tools (web search
+// tools writes the client tools as functions. Server tools (web search
 // and the like, which have a type and no input_schema) have no
 // chat-completions form and are left out.
-func (w *requestWriter) tools(out []byte, tools jsonscan.Value) []byte {
+func (w *requestWriter) tools(tools jsonscan.Value) {
 	n := 0
 	for t := range tools.Elements() {
 		schema := t.Get("input_schema")
@@ -50,47 +64,48 @@ func (w *requestWriter) tools(out []byte, tools jsonscan.Value) []byte {
 			continue
 		}
 		if n == 0 {
-			out = append(out, `,"tools":[`...)
+			w.raw(`,"tools":[`)
 		} else {
-			out = append(out, ',')
+			w.raw(",")
 		}
 		n++
-		out = append(out, `{"type":"function","function":{"name":`...)
-		out = jsonstr.Quote(out, []byte(w.toolName(t.Get("name").Str())))
+		w.raw(`{"type":"function","function":{"name":`)
+		w.toolName(t.Get("name"))
 		if d := t.Get("description"); d.Kind() == jsonscan.String {
-			out = jsonstr.Quote(append(out, `,"description":`...), d.Text())
+			w.raw(`,"description":`)
+			w.str(d)
 		}
-		out = append(append(out, `,"parameters":`...), schema...)
-		out = append(out, "}}"...)
+		w.raw(`,"parameters":`)
+		w.rawBytes(schema)
+		w.raw("}}")
 	}
 	if n > 0 {
-		out = append(out, ']')
+		w.raw("]")
 	}
-	return out
 }
 
-// toolChoice appends tool_choice: auto, any (required), a named tool, or
+// toolChoice writes tool_choice: auto, any (required), a named tool, or
 // none; disable_parallel_tool_use turns parallel calls off.
-func (w *requestWriter) toolChoice(out []byte, tc jsonscan.Value) []byte {
+func (w *requestWriter) toolChoice(tc jsonscan.Value) {
 	if tc.Kind() != jsonscan.Object {
-		return out
+		return
 	}
 	var name [32]byte
 	switch string(tc.Get("type").Name(&name)) {
 	case "auto":
-		out = append(out, `,"tool_choice":"auto"`...)
+		w.raw(`,"tool_choice":"auto"`)
 	case "any":
-		out = append(out, `,"tool_choice":"required"`...)
+		w.raw(`,"tool_choice":"required"`)
 	case "none":
-		out = append(out, `,"tool_choice":"none"`...)
+		w.raw(`,"tool_choice":"none"`)
 	case "tool":
-		out = append(out, `,"tool_choice":{"type":"function","function":{"name":`...)
-		out = append(jsonstr.Quote(out, []byte(w.toolName(tc.Get("name").Str()))), "}}"...)
+		w.raw(`,"tool_choice":{"type":"function","function":{"name":`)
+		w.toolName(tc.Get("name"))
+		w.raw("}}")
 	}
 	if tc.Get("disable_parallel_tool_use").Bool() {
-		out = append(out, `,"parallel_tool_calls":false`...)
+		w.raw(`,"parallel_tool_calls":false`)
 	}
-	return out
 }
 
 // thinkingSwitch appends what tells the server to think or not, as the
