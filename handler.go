@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"io"
 	"maps"
 	"net/http"
 	"strconv"
@@ -60,10 +59,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	defer out.Close()
 	req := policy.Request{Body: in.Bytes(), Header: r.Header, Backend: backend, ReadOnly: ep != messagesapi.Messages, Out: out.Room()}
 	plan := h.plan(req, nil, t)
+	// req stays for a replay: out's memory must not stay reachable through
+	// it once out lets go of it, or Go could never collect it.
+	req.Out = nil
 	if refused(plan.Passthrough) {
 		return h.refuseBody(w, nil, t, plan.Passthrough)
 	}
-	setBody(r, plan, in, out)
+	r = setBody(r, t, plan, in, out)
 	publish(w, repl, plan)
 	if ep == messagesapi.Messages {
 		// A stream is never compressed; an answer to rewrite must not be.
@@ -101,8 +103,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	if refused(replay.Passthrough) {
 		return h.refuseBody(w, nil, t, replay.Passthrough)
 	}
-	r = replayRequest(r)
-	setBody(r, replay, in, replayOut)
+	r = setBody(replayRequest(r), t, replay, in, replayOut)
 	publish(w, repl, replay)
 	w.Header().Add(WarningHeader, "thinking_retried")
 	_, err = h.forward(w, r, next, t, repl, replay, backend, ep, false)
@@ -231,7 +232,9 @@ func (h *Handler) logLearned(l policy.Learned) {
 // setBody puts the planned body on the request: the body read, in, when
 // unchanged, else the rewritten one, which the plan wrote into out (or
 // allocated, for out to adopt). An unused out gives its room back at once.
-func setBody(r *http.Request, plan policy.Plan, in, out *budget.Body) {
+// It returns the request to pass on, which carries t and the body for a
+// transport of ours (see budget.Carry).
+func setBody(r *http.Request, t *budget.Ticket, plan policy.Plan, in, out *budget.Body) *http.Request {
 	src := in
 	if plan.Result.Changed() {
 		out.Set(plan.Body)
@@ -240,9 +243,7 @@ func setBody(r *http.Request, plan policy.Plan, in, out *budget.Body) {
 	} else {
 		out.Close()
 	}
-	r.Body = src.Reader()
-	r.GetBody = func() (io.ReadCloser, error) { return src.Reader(), nil }
-	r.ContentLength = int64(len(plan.Body))
+	return budget.Carry(r, t, src)
 }
 
 // Placeholder names set on every handled request.

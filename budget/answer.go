@@ -6,12 +6,15 @@ import (
 )
 
 // Answer is an answer, or the start of one, held to be read or
-// rewritten, in memory the budget counts for the request. An answer never
-// waits for room: one that does not fit is passed on as it came, unread.
+// rewritten, in memory the budget counts for the request. An answer the
+// handler observes never waits for room: one that does not fit is passed
+// on as it came, unread. One a transport must translate waits (see
+// WaitingAnswer).
 type Answer struct {
 	t     *Ticket
 	limit int64
 	buf   []byte
+	wait  bool
 }
 
 // ErrAnswerTooLarge reports an answer held past its limit.
@@ -21,6 +24,21 @@ var ErrAnswerTooLarge = errors.New("answer exceeds the size llm_thinking holds")
 // for size bytes already taken when size > 0.
 func NewAnswer(t *Ticket, limit, size int64) (*Answer, error) {
 	a := &Answer{t: t, limit: limit}
+	if size > limit {
+		return nil, ErrAnswerTooLarge
+	}
+	if size > 0 {
+		if err := a.room(int(size)); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+// WaitingAnswer is NewAnswer for an answer that must be held to go on at
+// all: without room, it waits for some as a request body does.
+func WaitingAnswer(t *Ticket, limit, size int64) (*Answer, error) {
+	a := &Answer{t: t, limit: limit, wait: true}
 	if size > limit {
 		return nil, ErrAnswerTooLarge
 	}
@@ -52,7 +70,7 @@ func (a *Answer) room(n int) error {
 		return nil
 	}
 	need := int(min(max(int64(n), 2*int64(cap(a.buf))), a.limit))
-	buf, err := a.t.Grow(a.buf, need, need, false)
+	buf, err := a.t.Grow(a.buf, need, need, a.wait)
 	if err != nil {
 		return err
 	}

@@ -1,12 +1,12 @@
 package budget
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 )
@@ -29,6 +29,9 @@ type Body struct {
 	reserved int64
 	refs     atomic.Int32
 	closed   atomic.Bool // the handler let go of its reference
+	// of is the body whose bytes this one shares (see Borrow), nil when
+	// the bytes are its own.
+	of *Body
 }
 
 // newBody returns an empty body of the request t accounts for, whose one
@@ -173,6 +176,29 @@ func (b *Body) Set(p []byte) {
 	b.reserved = 0
 }
 
+// Extend returns p, what was written so far into the body's memory (Room,
+// or an earlier Extend), in a buffer with room for n bytes more, at least
+// twice p's, which becomes the body's: a copy that grows as it is written
+// (a translation) stays counted, and waits for room as a body being read.
+// Set then makes what was written the body.
+func (b *Body) Extend(p []byte, n int) ([]byte, error) {
+	need := len(p) + n
+	buf, err := b.t.Buffer(max(need, 2*cap(p)), max(need, cap(p)+cap(p)/2), true)
+	if err != nil {
+		return nil, err
+	}
+	buf = append(buf, p...)
+	if cap(b.buf) > 0 {
+		b.t.Put(b.buf)
+	}
+	if b.reserved > 0 {
+		b.t.Unreserve(b.reserved)
+		b.reserved = 0
+	}
+	b.buf = buf[:0]
+	return buf, nil
+}
+
 // Bytes returns the body. It is valid until the last reference goes.
 func (b *Body) Bytes() []byte { return b.buf }
 
@@ -189,6 +215,11 @@ func (b *Body) release() {
 	if b.refs.Add(-1) != 0 {
 		return
 	}
+	if b.of != nil {
+		b.of.release()
+		b.buf, b.of = nil, nil
+		return
+	}
 	if cap(b.buf) > 0 {
 		b.t.Put(b.buf)
 	}
@@ -202,23 +233,58 @@ func (b *Body) release() {
 // is closed, or collected unclosed.
 func (b *Body) Reader() io.ReadCloser {
 	b.refs.Add(1)
-	r := &bodyReader{Reader: bytes.NewReader(b.buf), owner: b}
+	r := &bodyReader{owner: b, size: len(b.buf)}
 	r.cleanup = runtime.AddCleanup(r, (*Body).release, b)
 	return r
 }
 
+// bodyReader reads a body. Once closed it reaches the body no more: a
+// request that outlives its reading (an http.Response keeps its Request)
+// must not keep the buffer from being collected after it was given back.
+// Read and Close may be called from different goroutines, as an HTTP
+// transport does.
 type bodyReader struct {
-	*bytes.Reader
-	owner   *Body
+	mu      sync.Mutex
+	owner   *Body // nil once closed
+	off     int
+	size    int
 	cleanup runtime.Cleanup
-	closed  atomic.Bool
+}
+
+// Read implements io.Reader.
+func (r *bodyReader) Read(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.owner == nil {
+		return 0, errReaderClosed
+	}
+	if r.off >= r.size {
+		return 0, io.EOF
+	}
+	n := copy(p, r.owner.buf[r.off:r.size])
+	r.off += n
+	return n, nil
+}
+
+// errReaderClosed is what a closed body reader reads.
+var errReaderClosed = errors.New("read of a closed request body")
+
+// Len returns how many bytes are left to read.
+func (r *bodyReader) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.size - r.off
 }
 
 // Close drops the reader's reference to the body, once.
 func (r *bodyReader) Close() error {
-	if r.closed.CompareAndSwap(false, true) {
+	r.mu.Lock()
+	owner := r.owner
+	r.owner = nil
+	r.mu.Unlock()
+	if owner != nil {
 		r.cleanup.Stop()
-		r.owner.release()
+		owner.release()
 	}
 	return nil
 }

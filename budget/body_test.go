@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -223,4 +224,34 @@ func TestCopyRoom(t *testing.T) {
 	if s := tk.b.Stats(); s.InUse != 0 {
 		t.Fatalf("%d bytes in use after every copy was let go", s.InUse)
 	}
+}
+
+// TestAClosedReaderReachesTheBytesNoMore: a request outlives its body's
+// reading (an http.Response keeps its Request, and so its Body): once
+// closed, the reader must not keep a buffer given back from being
+// collected, or the room it held never comes back.
+func TestAClosedReaderReachesTheBytesNoMore(t *testing.T) {
+	tk := testTicket(64 << 20)
+	b, err := CopyRoom(tk, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := b.Extend(nil, 8<<20) // too large to be cached: let go, then collected
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Set(append(p, "translated"...))
+	p = nil
+	r := b.Reader()
+	b.Close()
+	if _, err := io.ReadAll(r); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if _, err := r.Read(make([]byte, 1)); err == nil {
+		t.Fatal("a closed reader read on")
+	}
+	gctest.Until(t, func() bool { return tk.b.Stats().Held == 0 },
+		func() string { return fmt.Sprintf("%d bytes held while only a closed reader is left", tk.b.Stats().Held) })
+	runtime.KeepAlive(r)
 }

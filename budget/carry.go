@@ -47,17 +47,23 @@ func TicketOf(r *http.Request) *Ticket {
 	return nil
 }
 
-// Borrow returns the bytes of r's body without reading them, when the body
-// r carries is still the one Carry gave it, unread: the same length, and
-// its reader untouched (a handler in between that replaced the body read
-// it first; one that buffered it, such as reverse_proxy's request_buffers,
-// too). The bytes stay valid while the request is served. ok is false when
-// the body must be read as any other.
-func Borrow(r *http.Request) (body []byte, ok bool) {
+// Borrow returns r's body without reading it, when the body r carries is
+// still the one Carry gave it, unread: the same length, and its reader
+// untouched (a handler in between that replaced the body read it first;
+// one that buffered it, such as reverse_proxy's request_buffers, too). The
+// body returned shares the carried bytes and holds them until it is
+// closed, as a body read would; the reader's hold on them goes, as nobody
+// will read it (reverse_proxy closes no body it did not read). ok is false
+// when the body must be read as any other. A transport may borrow the body
+// again when reverse_proxy retries.
+func Borrow(r *http.Request) (body *Body, ok bool) {
 	c, found := r.Context().Value(carriedKey{}).(*carried)
-	if !found || c.reader.closed.Load() || c.reader.Len() != len(c.body.Bytes()) ||
-		r.ContentLength != int64(len(c.body.Bytes())) {
+	if !found || c.reader.Len() != len(c.body.Bytes()) || r.ContentLength != int64(len(c.body.Bytes())) {
 		return nil, false
 	}
-	return c.body.Bytes(), true
+	c.body.refs.Add(1)
+	body = newBody(c.t)
+	body.buf, body.of = c.body.buf, c.body
+	c.reader.Close()
+	return body, true
 }

@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"cmp"
 	"context"
 	"runtime"
 	"time"
@@ -15,17 +16,20 @@ type Ticket struct {
 	ctx  context.Context
 	age  uint64
 	wait time.Duration // what is left of memory_wait
+	// maxWait is all the request could wait (see MaxWait).
+	maxWait time.Duration
 
 	counted bool // its waits were counted
 	// Guarded by b.mu.
-	held    int64
-	gaveWay bool
+	held      int64
+	gaveWay   bool
+	finishing bool // see Finishing
 }
 
 // Ticket opens the account of a request, which may wait for room at most
 // wait in all, and not once ctx is done.
 func (b *Budget) Ticket(ctx context.Context, wait time.Duration) *Ticket {
-	return &Ticket{b: b, ctx: ctx, age: b.requests.Add(1), wait: wait}
+	return &Ticket{b: b, ctx: ctx, age: b.requests.Add(1), wait: wait, maxWait: wait}
 }
 
 // Budget returns the budget the ticket is an account with.
@@ -34,6 +38,10 @@ func (t *Ticket) Budget() *Budget { return t.b }
 // WaitLeft returns what is left of the time the request may wait for
 // room; it is negative once the request waited longer.
 func (t *Ticket) WaitLeft() time.Duration { return t.wait }
+
+// MaxWait returns all the time the request could wait for room: what a
+// client refused for lack of it is told to wait before it retries.
+func (t *Ticket) MaxWait() time.Duration { return t.maxWait }
 
 // Overloaded counts the request as refused for lack of room.
 func (t *Ticket) Overloaded() { t.b.overloaded.Add(1) }
@@ -176,9 +184,32 @@ func (t *Ticket) Put(buf []byte) {
 	}
 }
 
-// first reports whether no request older than t waits for room.
+// Finishing says the request is past the upstream, holding its answer:
+// it is about to give back all it holds, and the upstream's work is done.
+// From then on, when it waits for room it goes before the requests still
+// on their way, and is never told to give way to them: an answer the
+// upstream gave is not thrown away for a request that may never get one.
+func (t *Ticket) Finishing() {
+	t.b.mu.Lock()
+	t.finishing = true
+	t.b.mu.Unlock()
+}
+
+// before reports whether t is served before u: finishing requests first,
+// then the older. Called with b.mu held.
+func (t *Ticket) before(u *Ticket) int {
+	if t.finishing != u.finishing {
+		if t.finishing {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Compare(t.age, u.age)
+}
+
+// first reports whether no request served before t waits for room.
 func (b *Budget) first(t *Ticket) bool {
-	return len(b.waiters) == 0 || b.waiters[0].t.age > t.age
+	return len(b.waiters) == 0 || t.before(b.waiters[0].t) < 0
 }
 
 // use counts n more bytes held by t.

@@ -1,7 +1,6 @@
 package budget
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"runtime/debug"
@@ -18,15 +17,14 @@ type waiter struct {
 	done chan error // nil once served, or why it stopped waiting
 }
 
-// enqueue adds w to the waiters, in the order of its request's age.
+// enqueue adds w to the waiters, in the order they are served (see
+// Ticket.before).
 func (b *Budget) enqueue(w *waiter) {
 	if !w.t.counted {
 		w.t.counted = true
 		b.waits.Add(1)
 	}
-	i, _ := slices.BinarySearchFunc(b.waiters, w.t.age, func(v *waiter, age uint64) int {
-		return cmp.Compare(v.t.age, age)
-	})
+	i, _ := slices.BinarySearchFunc(b.waiters, w.t, func(v *waiter, t *Ticket) int { return v.t.before(t) })
 	b.waiters = slices.Insert(b.waiters, i, w)
 	b.dispatch()
 }
@@ -63,10 +61,10 @@ func (b *Budget) dispatch() {
 	}
 }
 
-// unblock makes room come for the oldest waiter, which room does not allow:
+// unblock makes room come for the first waiter, which room does not allow:
 // cached buffers are let go and collected, and, for what that and the
-// requests giving way already will not free, younger waiters that hold
-// bytes give way, youngest first.
+// requests giving way already will not free, later waiters that hold
+// bytes give way, youngest first; finishing ones never do.
 func (b *Budget) unblock() {
 	head := b.waiters[0]
 	missing := func() int64 {
@@ -89,7 +87,7 @@ func (b *Budget) unblock() {
 		go b.collect()
 	}
 	for i := len(b.waiters) - 1; i > 0 && missing() > 0; i-- {
-		if w := b.waiters[i]; w.t.held > 0 {
+		if w := b.waiters[i]; w.t.held > 0 && !w.t.finishing {
 			b.dequeue(i)
 			w.t.gaveWay = true
 			b.givingWay += w.t.held

@@ -316,3 +316,39 @@ func TestBudgetWithoutReclaimLeavesCollectingToGo(t *testing.T) {
 	}
 	_ = got
 }
+
+// TestAFinishingRequestGoesFirstAndNeverGivesWay: a request holding its
+// upstream's answer waits before older requests still on their way, and
+// when room must be made, they give way to it, never it to them.
+func TestAFinishingRequestGoesFirstAndNeverGivesWay(t *testing.T) {
+	b := New(2 << 20)
+	ctx := context.Background()
+	holder, older, finishing := b.Ticket(ctx, time.Minute), b.Ticket(ctx, time.Minute), b.Ticket(ctx, time.Minute)
+	for _, r := range []struct {
+		t *Ticket
+		n int64
+	}{{holder, 1536 << 10}, {older, 256 << 10}, {finishing, 128 << 10}} {
+		if err := r.t.Reserve(r.n, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reserve := func(tk *Ticket, n int64) chan error {
+		done := make(chan error, 1)
+		go func() { done <- tk.Reserve(n, true) }()
+		return done
+	}
+	fromOlder := reserve(older, 1<<20)
+	awaitWaiters(t, b, 1)
+	finishing.Finishing()
+	fromFinishing := reserve(finishing, 256<<10)
+	if err := <-fromOlder; !errors.Is(err, ErrGaveWay) {
+		t.Fatalf("the older request on its way: %v, want ErrGaveWay", err)
+	}
+	older.Unreserve(256 << 10) // its client gets a 529: what it held goes
+	if err := <-fromFinishing; err != nil {
+		t.Fatalf("the finishing request: %v", err)
+	}
+	if s := b.Stats(); s.InUse != (1536+128+256)<<10 {
+		t.Fatalf("stats %+v", s)
+	}
+}

@@ -10,7 +10,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
 	"go.uber.org/zap"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/chatcompletions"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
@@ -40,6 +40,7 @@ type Anthropic struct {
 	MaxResponseSize int64 `json:"max_response_size,omitempty"`
 
 	logger *zap.Logger
+	memory memory
 }
 
 // CaddyModule returns the Caddy module information.
@@ -59,7 +60,15 @@ func (t *Anthropic) Provision(ctx caddy.Context) error {
 	if t.MaxResponseSize == 0 {
 		t.MaxResponseSize = DefaultMaxResponseSize
 	}
+	t.memory.join(t, t.logger)
 	return t.HTTPTransport.Provision(ctx)
+}
+
+// Cleanup lets go of the memory budget and the http transport's
+// connections.
+func (t *Anthropic) Cleanup() error {
+	t.memory.leave(t)
+	return t.HTTPTransport.Cleanup()
 }
 
 // Validate checks the options.
@@ -81,37 +90,45 @@ func (t *Anthropic) RoundTrip(req *http.Request) (resp *http.Response, err error
 		return t.HTTPTransport.RoundTrip(req)
 	}
 	defer guard.Recover(t.logger, "transport anthropic", "", failed(&err))
-	body, err := readBody(req)
-	switch {
-	case err == errTooLarge:
-		return localResponse(req, http.StatusRequestEntityTooLarge, chatcompletions.AppendError(nil, "request_too_large", err.Error())), nil
-	case err != nil:
-		return nil, err
+	tk := t.memory.ticket(req)
+	held, err := requestBody(req, tk)
+	if err != nil {
+		if resp := t.memory.refusal(req, tk, err); resp != nil {
+			return resp, nil
+		}
+		return nil, fmt.Errorf("reading the request body: %w", err)
 	}
+	defer held.Close()
+	body := held.Bytes()
 	lit, at := modelLiteral(body)
 	asked, _, ok := jsonstr.Value(nil, lit)
-	if !ok {
-		return t.HTTPTransport.RoundTrip(req)
-	}
 	model, changed := t.Models.Map(string(asked))
-	if !changed {
-		return t.HTTPTransport.RoundTrip(req)
+	if !ok || !changed {
+		return t.HTTPTransport.RoundTrip(outgoing(req, held))
 	}
-	mapped := append(append(append([]byte(nil), body[:at]...), jsonstr.Quote(nil, []byte(model))...), body[at+len(lit):]...)
+	quoted := jsonstr.Quote(nil, []byte(model))
+	mapped, err := budget.CopyRoom(tk, len(body)-len(lit)+len(quoted))
+	if err != nil {
+		return t.memory.refusal(req, tk, err), nil
+	}
+	defer mapped.Close()
+	mapped.Set(append(append(append(mapped.Room(), body[:at]...), quoted...), body[at+len(lit):]...))
+	held.Close() // the upstream gets the copy
 	out := outgoing(req, mapped)
 	if ep == messagesapi.Messages {
 		// The answer is read to rename its model.
 		out.Header.Set("Accept-Encoding", "identity")
 	}
 	resp, err = t.HTTPTransport.RoundTrip(out)
+	mapped.Close() // see OpenAI.RoundTrip
 	if err != nil || ep != messagesapi.Messages || resp.StatusCode != http.StatusOK {
 		return resp, err
 	}
-	return t.rename(resp, string(asked))
+	return t.rename(resp, tk, string(asked))
 }
 
 // rename makes an answer name the model asked for.
-func (t *Anthropic) rename(resp *http.Response, asked string) (*http.Response, error) {
+func (t *Anthropic) rename(resp *http.Response, tk *budget.Ticket, asked string) (*http.Response, error) {
 	body, err := decoded(resp)
 	if err != nil {
 		return nil, err
@@ -122,14 +139,10 @@ func (t *Anthropic) rename(resp *http.Response, asked string) (*http.Response, e
 		r.names = modelname.NewSSE(&r.out, asked)
 		streamBody(resp, &guardedBody{ReadCloser: r, logger: t.logger})
 	case "application/json":
-		b, err := readAnswer(body, t.MaxResponseSize)
-		if err != nil {
-			resp.StatusCode, resp.Status = http.StatusBadGateway, "502 Bad Gateway"
-			replaceBody(resp, "application/json", chatcompletions.AppendError(nil, "api_error", err.Error()))
-			return resp, nil
-		}
-		b, _ = modelname.RewriteJSON(b, asked)
-		replaceBody(resp, "application/json", b)
+		return t.memory.heldAnswer(resp, body, tk, t.MaxResponseSize, func(b []byte) ([]byte, error) {
+			b, _ = modelname.RewriteJSON(b, asked)
+			return b, nil
+		})
 	default:
 		resp.Body = body
 	}

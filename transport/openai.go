@@ -10,6 +10,7 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
 	"go.uber.org/zap"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/chatcompletions"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
@@ -72,6 +73,7 @@ type OpenAI struct {
 	reasoning chatcompletions.Reasoning
 	thinking  chatcompletions.ThinkingSwitch
 	logger    *zap.Logger
+	memory    memory
 }
 
 // CaddyModule returns the Caddy module information.
@@ -93,7 +95,15 @@ func (t *OpenAI) Provision(ctx caddy.Context) error {
 	if t.MaxResponseSize == 0 {
 		t.MaxResponseSize = DefaultMaxResponseSize
 	}
+	t.memory.join(t, t.logger)
 	return t.HTTPTransport.Provision(ctx)
+}
+
+// Cleanup lets go of the memory budget and the http transport's
+// connections.
+func (t *OpenAI) Cleanup() error {
+	t.memory.leave(t)
+	return t.HTTPTransport.Cleanup()
 }
 
 // Validate checks the options.
@@ -124,39 +134,58 @@ func (t *OpenAI) RoundTrip(req *http.Request) (resp *http.Response, err error) {
 		return t.HTTPTransport.RoundTrip(req)
 	}
 	defer guard.Recover(t.logger, "transport openai", "", failed(&err))
-	body, err := readBody(req)
-	switch {
-	case err == errTooLarge:
-		return localResponse(req, http.StatusRequestEntityTooLarge, chatcompletions.AppendError(nil, "request_too_large", err.Error())), nil
-	case err != nil:
-		return nil, err
+	tk := t.memory.ticket(req)
+	held, err := requestBody(req, tk)
+	if err != nil {
+		if resp := t.memory.refusal(req, tk, err); resp != nil {
+			return resp, nil
+		}
+		return nil, fmt.Errorf("reading the request body: %w", err)
 	}
+	defer held.Close()
+	body := held.Bytes()
 	if ep == messagesapi.CountTokens {
 		// Chat-completions servers count no tokens: an estimate, from the
 		// text, without asking the upstream.
 		n := chatcompletions.EstimateTokens(body)
 		return localResponse(req, http.StatusOK, append(strconv.AppendInt([]byte(`{"input_tokens":`), int64(n), 10), '}')), nil
 	}
+	mem, err := newTranslation(tk)
+	if err != nil {
+		return t.memory.refusal(req, tk, err), nil
+	}
+	defer mem.body.Close()
 	model, _ := t.Models.Map(modelOf(body))
 	tr, err := chatcompletions.TranslateRequest(body, chatcompletions.RequestOptions{
-		Model: model, Reasoning: t.reasoning, ThinkingSwitch: t.thinking, MaxTokens: t.MaxTokens})
+		Model: model, Reasoning: t.reasoning, ThinkingSwitch: t.thinking, MaxTokens: t.MaxTokens,
+		Grow: mem.body.Extend, Hold: mem.hold})
 	if err != nil {
+		mem.release()
+		if resp := t.memory.refusal(req, tk, err); resp != nil {
+			return resp, nil
+		}
 		return localResponse(req, http.StatusBadRequest, chatcompletions.AppendError(nil, "invalid_request_error", err.Error())), nil
 	}
-	out := outgoing(req, tr.Body)
+	held.Close() // the translation is all the upstream needs
+	out := outgoing(req, mem.done(tr.Body))
+	tr.Body = nil // its memory must be unreachable once the upstream is done with it
 	out.URL.Path, out.URL.RawPath = prefix+"/v1/chat/completions", ""
 	out.URL.RawQuery = withoutBeta(out.URL.Query())
 	chatHeaders(out.Header, tr.Stream)
 
 	resp, err = t.HTTPTransport.RoundTrip(out)
+	// The upstream answered: what is left of the translation is the http
+	// transport's reader, which it closes once done writing, and room for
+	// the answer.
+	mem.body.Close()
 	if err != nil {
 		return nil, err
 	}
-	return t.answer(resp, tr, out.URL.Host)
+	return t.answer(resp, tk, tr, out.URL.Host)
 }
 
 // answer translates the upstream's answer.
-func (t *OpenAI) answer(resp *http.Response, tr chatcompletions.Translated, upstream string) (*http.Response, error) {
+func (t *OpenAI) answer(resp *http.Response, tk *budget.Ticket, tr chatcompletions.Translated, upstream string) (*http.Response, error) {
 	body, err := decoded(resp)
 	if err != nil {
 		return nil, err
@@ -173,17 +202,7 @@ func (t *OpenAI) answer(resp *http.Response, tr chatcompletions.Translated, upst
 		streamBody(resp, &guardedBody{ReadCloser: readCloser{r, body}, logger: t.logger})
 		return resp, nil
 	}
-	b, err := readAnswer(body, t.MaxResponseSize)
-	if err == nil {
-		b, err = chatcompletions.TranslateAnswer(b, opts)
-	}
-	if err != nil {
-		resp.StatusCode, resp.Status = http.StatusBadGateway, "502 Bad Gateway"
-		replaceBody(resp, "application/json", chatcompletions.AppendError(nil, "api_error", err.Error()))
-		return resp, nil
-	}
-	replaceBody(resp, "application/json", b)
-	return resp, nil
+	return t.memory.heldAnswer(resp, body, tk, t.MaxResponseSize, func(b []byte) ([]byte, error) { return chatcompletions.TranslateAnswer(b, opts) })
 }
 
 // UnmarshalCaddyfile reads the transport's block: every `transport http`

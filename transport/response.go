@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/chatcompletions"
 )
 
 // maxErrorBody bounds the upstream error bodies read to translate them.
@@ -53,6 +56,54 @@ func readAnswer(body io.ReadCloser, limit int64) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// heldAnswer holds a JSON answer in the memory budget, at most limit
+// bytes, and gives resp what rewrite makes of it, counted too. An answer
+// larger than limit, or that cannot be rewritten, is a 502; one that finds
+// no room, a 529.
+func (m *memory) heldAnswer(resp *http.Response, body io.ReadCloser, t *budget.Ticket, limit int64, rewrite func([]byte) ([]byte, error)) (*http.Response, error) {
+	defer body.Close()
+	t.Finishing()
+	a, err := budget.WaitingAnswer(t, limit, max(resp.ContentLength, 0))
+	if err == nil {
+		defer a.Release()
+		err = a.Fill(body)
+	}
+	var out *budget.Body
+	if err == nil {
+		// What the rewrite allocates is counted: room for about the
+		// answer's size first, the exact size once known.
+		out, err = budget.ReservedBody(t, int64(len(a.Bytes()))+answerSlack, true)
+	}
+	var b []byte
+	if err == nil {
+		b, err = rewrite(a.Bytes())
+		if err != nil {
+			out.Close()
+		}
+	}
+	if err != nil {
+		if r := m.refusal(resp.Request, t, err); r != nil {
+			resp.Body.Close()
+			return r, nil
+		}
+		if errors.Is(err, budget.ErrAnswerTooLarge) {
+			err = errAnswerTooLarge
+		}
+		resp.StatusCode, resp.Status = http.StatusBadGateway, "502 Bad Gateway"
+		replaceBody(resp, "application/json", chatcompletions.AppendError(nil, "api_error", err.Error()))
+		return resp, nil
+	}
+	out.Set(b)
+	replaceBody(resp, "application/json", b)
+	resp.Body = out.Reader()
+	out.Close() // the reader holds the answer until reverse_proxy closes it
+	return resp, nil
+}
+
+// answerSlack is the room a rewritten answer may take beyond its size
+// before it is counted exactly.
+const answerSlack = 64 << 10
 
 // replaceBody gives resp a whole new body.
 func replaceBody(resp *http.Response, contentType string, body []byte) {

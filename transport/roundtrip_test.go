@@ -41,6 +41,9 @@ func provisioned(t *testing.T, tr interface{ Provision(caddy.Context) error }) {
 	if err := tr.Provision(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if c, ok := tr.(caddy.CleanerUpper); ok {
+		t.Cleanup(func() { c.Cleanup() })
+	}
 }
 
 func post(t *testing.T, rt http.RoundTripper, url, body string) (*http.Response, string) {

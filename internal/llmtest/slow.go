@@ -8,13 +8,15 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
 
 // SlowUpstream is a backend that reads request bodies slowly, chunk bytes
 // per interval, and answers each POST with a small JSON message once it
-// has read the whole body. It keeps nothing of the bodies but their sizes:
+// has read the whole body ("read N bytes"; a chat-completions answer to
+// …/chat/completions, for transport openai). It keeps nothing of the bodies but their sizes:
 // it plays an upstream that a flood of large uploads outpaces, so that a
 // gateway in front must hold what the clients sent meanwhile. Its sockets
 // take a small receive buffer, so that the kernel does not read ahead on
@@ -102,6 +104,11 @@ func (u *SlowUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	u.mu.Unlock()
 	reply := `{"id":"msg_slow","type":"message","role":"assistant","model":"slow","content":[{"type":"text","text":"read ` +
 		strconv.FormatInt(n, 10) + ` bytes"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}}`
+	if strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		// Behind transport openai: the answer of a chat-completions server.
+		reply = `{"id":"chat_slow","object":"chat.completion","model":"slow","choices":[{"index":0,"message":{"role":"assistant","content":"read ` +
+			strconv.FormatInt(n, 10) + ` bytes"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1}}`
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(reply)))
 	io.WriteString(w, reply)
