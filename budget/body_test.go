@@ -252,6 +252,8 @@ func TestAClosedReaderReachesTheBytesNoMore(t *testing.T) {
 		t.Fatal("a closed reader read on")
 	}
 	gctest.Until(t, func() bool { return tk.b.Stats().Held == 0 },
-		func() string { return fmt.Sprintf("%d bytes held while only a closed reader is left", tk.b.Stats().Held) })
+		func() string {
+			return fmt.Sprintf("%d bytes held while only a closed reader is left", tk.b.Stats().Held)
+		})
 	runtime.KeepAlive(r)
 }
