@@ -33,8 +33,10 @@ type App struct {
 	// forwarded, their rewritten copies and replays, and answers held to
 	// be read or rewritten. A request takes room as its body arrives and
 	// waits for room when there is none (see the handler's memory_wait);
-	// a body larger than half the budget is refused with 413. Unset, it is
-	// the largest memory_budget a handler of the running config sets, or
+	// large requests may fill seven eighths of it, the rest is kept for
+	// small ones, and a body larger than half of that (112 MiB of 256 MiB)
+	// is refused with 413. Unset, it is the largest memory_budget a
+	// handler of the running config sets, or
 	// else 256 MiB, or half of GOMEMLIMIT when that is lower (Caddy sets
 	// GOMEMLIMIT from a container's memory limit).
 	MemoryBudget int64 `json:"memory_budget,omitempty"`

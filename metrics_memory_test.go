@@ -17,6 +17,7 @@ func TestMemoryMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	hog := b.Ticket(context.Background(), 0)
+	hog.Finishing() // which may fill the whole budget
 	buf, err := hog.Buffer(2<<20, 2<<20, true)
 	if err != nil {
 		t.Fatal(err)

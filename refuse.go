@@ -21,7 +21,7 @@ import (
 // SDKs retry, for a request the memory budget found no room for.
 const (
 	tooLargeBody       = `{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes (llm_thinking max_body_size %d)."}}`
-	beyondBudgetBody   = `{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes (llm_thinking memory_budget %d holds bodies up to half its size)."}}`
+	beyondBudgetBody   = `{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes (llm_thinking memory_budget %d holds bodies up to %d bytes)."}}`
 	tooManyPartsBody   = `{"type":"error","error":{"type":"request_too_large","message":"Request holds more messages and content blocks than llm_thinking reads in a body of its size (their structure may take twice the body's bytes and 1 MiB)."}}`
 	overloadedBody     = `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded: the gateway's memory for requests is in use (llm_thinking memory_budget); retry later."}}`
 	statusOverloaded   = 529
@@ -43,7 +43,7 @@ func (h *Handler) refuseBody(w http.ResponseWriter, rest io.Reader, t *budget.Ti
 		return writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf(tooLargeBody, h.MaxBodySize), false)
 	case errors.Is(err, budget.ErrBeyondBudget):
 		h.logger.Info(tooLargeLogEvent, zap.Error(err))
-		return writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf(beyondBudgetBody, t.Budget().Limit()), false)
+		return writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf(beyondBudgetBody, t.Budget().Limit(), t.Budget().MaxBody()), false)
 	case errors.Is(err, budget.ErrOverloaded), errors.Is(err, budget.ErrGaveWay):
 		return h.overloaded(w, rest, t, err)
 	}

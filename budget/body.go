@@ -52,7 +52,7 @@ func ReadBody(r *http.Request, limit int64, t *Ticket) (*Body, error) {
 	switch {
 	case r.ContentLength > limit:
 		return nil, ErrBodyTooLarge
-	case r.ContentLength > t.b.Limit()/2:
+	case r.ContentLength > t.b.MaxBody():
 		return nil, ErrBeyondBudget
 	}
 	b := newBody(t)

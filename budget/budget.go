@@ -2,8 +2,10 @@
 // the request bodies being read or waiting to be forwarded, their rewritten
 // copies and replays, the answers held to be read or rewritten, and the
 // buffers cached for reuse. A request takes room as its bytes arrive and
-// waits for room when there is none, oldest first; what it cannot get in
-// time is its caller's to refuse (a 529, a 413). An answer never waits.
+// waits for room when there is none (small requests before large ones,
+// oldest first); what it cannot get in time is its caller's to refuse (a
+// 529, a 413). An answer the handler observes never waits; one a
+// transport must translate does, before every request still on its way.
 //
 // It knows nothing of Caddy or HTTP handlers: the handler and the
 // transports open a Ticket per request and hold their bytes through it.
@@ -35,11 +37,15 @@ import (
 // A request takes room as its body arrives, a buffer at a time (see
 // body.readFrom and Ticket), so a client that trickles its body holds
 // only about what it sent. When there is no room it waits, at most its handler's
-// memory_wait in all; waiters are served oldest request first, so small
-// requests cannot starve a large one. What a waiting request holds is of
-// no use while it waits: when the oldest waiter cannot be served, younger
-// waiters that hold bytes give way at once, youngest first, until what
-// they hold would serve it (their clients get a 529, which clients retry).
+// memory_wait in all. Large requests may fill seven eighths of the budget,
+// small ones all of it, and waiters are served finishing requests first,
+// then small ones, then large ones, oldest first in each (see lane.go): a
+// flood of large requests leaves room for the small ones of other
+// clients, and no request of a size is starved by later ones. What a
+// waiting request holds is of no use while it waits: when the first
+// waiter cannot be served, later waiters that hold bytes give way at once,
+// youngest first, until what they hold would serve it (their clients get
+// a 529, which clients retry).
 // So requests that all wait for more, none able to finish, never stall
 // each other, and memory is not held by requests that cannot go on.
 type Budget struct {

@@ -117,10 +117,7 @@ func TestExtendKeepsTheCopyCounted(t *testing.T) {
 func TestWaitingAnswerWaitsForRoom(t *testing.T) {
 	tk := New(MinLimit).Ticket(context.Background(), time.Minute)
 	hog := tk.b.Ticket(context.Background(), 0)
-	buf, err := hog.Buffer(MinLimit-64<<10, MinLimit-64<<10, false)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fill(t, hog, MinLimit)
 	if _, err := NewAnswer(tk, MinLimit, 512<<10); err != ErrNoRoom {
 		t.Fatalf("an observed answer without room: %v", err)
 	}
@@ -133,7 +130,7 @@ func TestWaitingAnswerWaitsForRoom(t *testing.T) {
 		waiting <- err
 	}()
 	awaitWaiters(t, tk.b, 1)
-	hog.Put(buf)
+	hog.Unreserve(MinLimit)
 	if err := <-waiting; err != nil {
 		t.Fatalf("got no room once it came: %v", err)
 	}

@@ -1,7 +1,6 @@
 package budget
 
 import (
-	"cmp"
 	"context"
 	"runtime"
 	"time"
@@ -59,11 +58,12 @@ func (t *Ticket) Buffer(want, need int, wait bool) ([]byte, error) {
 	b := t.b
 	size := bufferSize(need)
 	b.mu.Lock()
-	if t.held+size > b.limit {
+	l := b.laneOf(t, size)
+	if t.held+size > b.room(l) {
 		b.mu.Unlock()
 		return nil, ErrBeyondBudget
 	}
-	if b.first(t) {
+	if b.first(t, l) {
 		var buf []byte
 		if want != need && len(b.waiters) == 0 {
 			buf = b.cache.take(want)
@@ -71,7 +71,7 @@ func (t *Ticket) Buffer(want, need int, wait bool) ([]byte, error) {
 		if buf == nil {
 			buf = b.cache.take(need)
 		}
-		if buf == nil && b.charged+size > b.limit {
+		if buf == nil && b.charged+size > b.room(l) {
 			buf = b.cache.takeAny(need) // without room, a larger buffer serves better than none
 		}
 		if buf != nil {
@@ -79,7 +79,7 @@ func (t *Ticket) Buffer(want, need int, wait bool) ([]byte, error) {
 			b.mu.Unlock()
 			return buf, nil
 		}
-		if b.charged+size <= b.limit {
+		if b.charged+size <= b.room(l) {
 			b.charged += size
 			b.use(t, size)
 			b.mu.Unlock()
@@ -90,7 +90,7 @@ func (t *Ticket) Buffer(want, need int, wait bool) ([]byte, error) {
 		b.mu.Unlock()
 		return nil, ErrNoRoom
 	}
-	w := &waiter{t: t, size: size, need: need, done: make(chan error, 1)}
+	w := &waiter{t: t, size: size, need: need, lane: l, done: make(chan error, 1)}
 	b.enqueue(w)
 	b.mu.Unlock()
 	if err := t.await(w); err != nil {
@@ -107,11 +107,12 @@ func (t *Ticket) Buffer(want, need int, wait bool) ([]byte, error) {
 func (t *Ticket) Reserve(n int64, wait bool) error {
 	b := t.b
 	b.mu.Lock()
-	if t.held+n > b.limit {
+	l := b.laneOf(t, n)
+	if t.held+n > b.room(l) {
 		b.mu.Unlock()
 		return ErrBeyondBudget
 	}
-	if b.first(t) && b.charged+n <= b.limit {
+	if b.first(t, l) && b.charged+n <= b.room(l) {
 		b.charged += n
 		b.use(t, n)
 		b.mu.Unlock()
@@ -121,7 +122,7 @@ func (t *Ticket) Reserve(n int64, wait bool) error {
 		b.mu.Unlock()
 		return ErrNoRoom
 	}
-	w := &waiter{t: t, size: n, done: make(chan error, 1)}
+	w := &waiter{t: t, size: n, lane: l, done: make(chan error, 1)}
 	b.enqueue(w)
 	b.mu.Unlock()
 	return t.await(w)
@@ -187,29 +188,13 @@ func (t *Ticket) Put(buf []byte) {
 // Finishing says the request is past the upstream, holding its answer:
 // it is about to give back all it holds, and the upstream's work is done.
 // From then on, when it waits for room it goes before the requests still
-// on their way, and is never told to give way to them: an answer the
-// upstream gave is not thrown away for a request that may never get one.
+// on their way (see lane), may use the whole budget, and is never told to
+// give way to them: an answer the upstream gave is not thrown away for a
+// request that may never get one.
 func (t *Ticket) Finishing() {
 	t.b.mu.Lock()
 	t.finishing = true
 	t.b.mu.Unlock()
-}
-
-// before reports whether t is served before u: finishing requests first,
-// then the older. Called with b.mu held.
-func (t *Ticket) before(u *Ticket) int {
-	if t.finishing != u.finishing {
-		if t.finishing {
-			return -1
-		}
-		return 1
-	}
-	return cmp.Compare(t.age, u.age)
-}
-
-// first reports whether no request served before t waits for room.
-func (b *Budget) first(t *Ticket) bool {
-	return len(b.waiters) == 0 || t.before(b.waiters[0].t) < 0
 }
 
 // use counts n more bytes held by t.

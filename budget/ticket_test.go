@@ -25,9 +25,7 @@ func TestTicketTakesALargerCachedBufferWithoutRoom(t *testing.T) {
 		t.Fatalf("with room: cap %d, %v; want a 64 KiB buffer", cap(first), err)
 	}
 	s := b.Stats()
-	if err := hog.Reserve(s.Budget-s.Held, false); err != nil {
-		t.Fatal(err)
-	}
+	fill(t, hog, s.Budget-s.Held)
 	second, err := answer.Buffer(64<<10, 64<<10, false)
 	if err != nil || cap(second) != 1<<20 {
 		t.Fatalf("without room: cap %d, %v; want the cached 1 MiB buffer", cap(second), err)

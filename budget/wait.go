@@ -11,20 +11,21 @@ import (
 // waiter is a request waiting for room.
 type waiter struct {
 	t    *Ticket
-	size int64      // room asked for
-	need int        // a cached buffer of at least need bytes serves it; 0 for a reservation
+	size int64 // room asked for
+	need int   // a cached buffer of at least need bytes serves it; 0 for a reservation
+	lane lane
 	buf  []byte     // the cached buffer that served it
 	done chan error // nil once served, or why it stopped waiting
 }
 
 // enqueue adds w to the waiters, in the order they are served (see
-// Ticket.before).
+// lane).
 func (b *Budget) enqueue(w *waiter) {
 	if !w.t.counted {
 		w.t.counted = true
 		b.waits.Add(1)
 	}
-	i, _ := slices.BinarySearchFunc(b.waiters, w.t, func(v *waiter, t *Ticket) int { return v.t.before(t) })
+	i, _ := slices.BinarySearchFunc(b.waiters, w, func(v, w *waiter) int { return order(v.lane, v.t.age, w.lane, w.t.age) })
 	b.waiters = slices.Insert(b.waiters, i, w)
 	b.dispatch()
 }
@@ -49,7 +50,7 @@ func (b *Budget) dispatch() {
 		case w.buf != nil:
 			b.dequeue(0)
 			b.use(w.t, charge(cap(w.buf)))
-		case b.charged+w.size <= b.limit:
+		case b.charged+w.size <= b.room(w.lane):
 			b.charged += w.size
 			b.dequeue(0)
 			b.use(w.t, w.size)
@@ -68,7 +69,7 @@ func (b *Budget) dispatch() {
 func (b *Budget) unblock() {
 	head := b.waiters[0]
 	missing := func() int64 {
-		return b.charged + head.size - b.limit - b.awaitingCollection() - b.givingWay
+		return b.charged + head.size - b.room(head.lane) - b.awaitingCollection() - b.givingWay
 	}
 	if m := missing(); m > 0 && b.cache.bytes > 0 {
 		b.cache.evict(m)

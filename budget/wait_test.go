@@ -48,18 +48,15 @@ func awaitWaiters(t *testing.T, b *Budget, n int) {
 }
 
 func TestBudgetServesTheOldestRequestFirst(t *testing.T) {
-	b := New(2 << 20)
+	b := New(8 << 20) // large requests may fill 7 MiB of it
 	ctx := context.Background()
 	holder, older, younger := b.Ticket(ctx, time.Minute), b.Ticket(ctx, time.Minute), b.Ticket(ctx, time.Minute)
-	held, err := holder.Buffer(2<<20, 2<<20, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fromYounger := take(younger, 1<<20)
+	fill(t, holder, 8<<20)
+	fromYounger := take(younger, 4<<20)
 	awaitWaiters(t, b, 1)
-	fromOlder := take(older, 2<<20)
+	fromOlder := take(older, 4<<20)
 	awaitWaiters(t, b, 2)
-	holder.Put(held)
+	holder.Unreserve(8 << 20)
 	got := <-fromOlder
 	if got.err != nil {
 		t.Fatalf("the older request: %v", got.err)
@@ -70,19 +67,24 @@ func TestBudgetServesTheOldestRequestFirst(t *testing.T) {
 		t.Fatalf("the younger request was served (%v) while the older one held everything", got.err)
 	default:
 	}
-	if s := b.Stats(); s.InUse != 2<<20 || s.Waits != 2 {
+	if s := b.Stats(); s.InUse != 4<<20 || s.Waits != 2 {
 		t.Fatalf("stats %+v", s)
+	}
+}
+
+// fill has tk, finishing, take n bytes of room at once: a finishing
+// request may fill the whole budget.
+func fill(t *testing.T, tk *Ticket, n int64) {
+	t.Helper()
+	tk.Finishing()
+	if err := tk.Reserve(n, false); err != nil {
+		t.Fatal(err)
 	}
 }
 
 func TestBudgetWaitIsBounded(t *testing.T) {
 	b := New(1 << 20)
-	holder := b.Ticket(context.Background(), time.Minute)
-	held, err := holder.Buffer(1<<20, 1<<20, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer runtime.KeepAlive(held) // collected, it would give its room back
+	fill(t, b.Ticket(context.Background(), time.Minute), 1<<20)
 	waiter := b.Ticket(context.Background(), 20*time.Millisecond)
 	if _, err := waiter.Buffer(64<<10, 64<<10, true); !errors.Is(err, ErrOverloaded) {
 		t.Fatalf("err = %v, want ErrOverloaded", err)
@@ -113,11 +115,13 @@ func TestBudgetWaitIsBounded(t *testing.T) {
 	}
 }
 
-// TestBudgetYoungestGivesWay: two requests hold half the budget each and
-// both wait for more; neither could ever finish, so the younger gives way.
+// TestBudgetYoungestGivesWay: two requests hold what large requests may
+// fill, with a third, and both wait for more; neither could ever finish,
+// so the younger gives way.
 func TestBudgetYoungestGivesWay(t *testing.T) {
-	b := New(2 << 20)
+	b := New(4 << 20) // large requests may fill 3.5 MiB of it
 	older, younger := b.Ticket(context.Background(), time.Minute), b.Ticket(context.Background(), time.Minute)
+	fill(t, b.Ticket(context.Background(), time.Minute), 1536<<10)
 	var held [][]byte
 	for _, tk := range []*Ticket{older, younger} {
 		buf, err := tk.Buffer(1<<20, 1<<20, true)
@@ -149,18 +153,14 @@ func TestBudgetYoungestGivesWay(t *testing.T) {
 // bytes gives them to an older one that waits, rather than both waiting
 // for a third that holds the rest of the budget.
 func TestBudgetWaitersGiveWayToOlderOnes(t *testing.T) {
-	b := New(2 << 20)
+	b := New(4 << 20) // large requests may fill 3.5 MiB of it
 	ctx := context.Background()
 	holder, older, younger := b.Ticket(ctx, time.Minute), b.Ticket(ctx, time.Minute), b.Ticket(ctx, time.Minute)
-	a, err := holder.Buffer(1<<20, 1<<20, true)
+	fill(t, holder, 2560<<10)
+	c, err := younger.Buffer(1<<20, 1<<20, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := younger.Buffer(512<<10, 512<<10, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer runtime.KeepAlive(a)
 	fromYounger := take(younger, 1<<20)
 	awaitWaiters(t, b, 1)
 	fromOlder := take(older, 1<<20)
@@ -173,7 +173,7 @@ func TestBudgetWaitersGiveWayToOlderOnes(t *testing.T) {
 		t.Fatalf("the older request: %v", got.err)
 	}
 	defer runtime.KeepAlive(got.buf)
-	if s := b.Stats(); s.InUse != 2<<20 {
+	if s := b.Stats(); s.InUse != 3584<<10 {
 		t.Fatalf("stats %+v", s)
 	}
 }
@@ -309,7 +309,9 @@ func TestBudgetWithoutReclaimLeavesCollectingToGo(t *testing.T) {
 	if s := b.Stats(); s.Collections != 0 || s.Reclaim {
 		t.Fatalf("the budget asked for %d collections with reclaiming off (stats %+v)", s.Collections, s)
 	}
-	gctest.Until(t, func() bool { return b.Stats().Held <= 8<<20 }, func() string { return fmt.Sprintf("held %d after collections", b.Stats().Held) })
+	// Room for a large request of 8 MiB: 6 MiB held at most of the 14
+	// large requests may fill.
+	gctest.Until(t, func() bool { return b.Stats().Held <= 6<<20 }, func() string { return fmt.Sprintf("held %d after collections", b.Stats().Held) })
 	got, err = b.Ticket(context.Background(), time.Second).Buffer(8<<20, 8<<20, true)
 	if err != nil {
 		t.Fatalf("after Go collected: %v", err)
@@ -328,6 +330,9 @@ func TestAFinishingRequestGoesFirstAndNeverGivesWay(t *testing.T) {
 		t *Ticket
 		n int64
 	}{{holder, 1536 << 10}, {older, 256 << 10}, {finishing, 128 << 10}} {
+		if r.t == finishing {
+			finishing.Finishing() // past the limit of requests on their way
+		}
 		if err := r.t.Reserve(r.n, false); err != nil {
 			t.Fatal(err)
 		}
@@ -339,7 +344,6 @@ func TestAFinishingRequestGoesFirstAndNeverGivesWay(t *testing.T) {
 	}
 	fromOlder := reserve(older, 1<<20)
 	awaitWaiters(t, b, 1)
-	finishing.Finishing()
 	fromFinishing := reserve(finishing, 256<<10)
 	if err := <-fromOlder; !errors.Is(err, ErrGaveWay) {
 		t.Fatalf("the older request on its way: %v, want ErrGaveWay", err)

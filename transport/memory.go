@@ -138,7 +138,7 @@ func refusalResponse(req *http.Request, t *budget.Ticket, err error) *http.Respo
 			fmt.Sprintf("Request exceeds the maximum allowed number of bytes (%d, which the transport reads).", maxRequestBody)))
 	case errors.Is(err, budget.ErrBeyondBudget):
 		return localResponse(req, http.StatusRequestEntityTooLarge, chatcompletions.AppendError(nil, "request_too_large",
-			fmt.Sprintf("Request exceeds the maximum allowed number of bytes (llm_thinking memory_budget %d holds bodies up to half its size).", t.Budget().Limit())))
+			fmt.Sprintf("Request exceeds the maximum allowed number of bytes (llm_thinking memory_budget %d holds bodies up to %d bytes).", t.Budget().Limit(), t.Budget().MaxBody())))
 	case errors.Is(err, budget.ErrOverloaded), errors.Is(err, budget.ErrGaveWay), errors.Is(err, budget.ErrNoRoom):
 		t.Overloaded()
 		resp := localResponse(req, statusOverloaded, chatcompletions.AppendError(nil, "overloaded_error",

@@ -115,6 +115,7 @@ func squeezeProcess(t *testing.T) func() {
 	app := new(int)
 	b := budget.Process.Join(app, budget.Vote{Size: budget.MinLimit, Global: true})
 	hog := b.Ticket(context.Background(), 0)
+	hog.Finishing() // which may fill the whole budget
 	buf, err := hog.Buffer(budget.MinLimit-4<<10, budget.MinLimit-4<<10, false)
 	if err != nil {
 		t.Fatal(err)

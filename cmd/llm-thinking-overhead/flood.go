@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,39 +16,84 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
 )
 
-// The flood: floodClients clients upload a floodBody Messages request each,
-// at once, to an upstream that reads 64 KiB every 50 ms (a body takes it
-// some 21 s), through each gateway on its full defaults. Plain
+// The floods: clients send hostile or merely large requests at once, to
+// an upstream that reads 64 KiB every 50 ms, through each gateway on its
+// full defaults; each scenario its own fresh Caddy per gateway. Plain
 // reverse_proxy streams every body through a small buffer; llm_thinking
 // must hold each whole, within its memory budget, and answers 529 to what
 // does not fit, which the clients send again after Retry-After, as the
-// SDKs do, until every upload got its answer.
+// SDKs do, until every request got its answer (a 413 is an answer). While
+// a flood runs, a probe sends a normal one-message request every
+// probeEvery and times it.
 const (
-	floodClients  = 24
-	floodBody     = 27 << 20
 	floodChunk    = 64 << 10
 	floodInterval = 50 * time.Millisecond
-	// floodDeadline bounds the whole flood through one gateway.
+	// floodDeadline bounds a whole flood through one gateway.
 	floodDeadline = 15 * time.Minute
 	// maxFloodAddedRSS is what llm_thinking's peak memory may add to plain
 	// reverse_proxy's on top of its memory budget.
 	maxFloodAddedRSS = 30 << 20
+	probeEvery       = 500 * time.Millisecond
+	// maxProbe is the longest a normal request may take during a flood.
+	maxProbe = 2 * time.Second
 )
 
-// floodGateways are the gateways the flood goes through: both on their
-// defaults.
-var floodGateways = [2]gateway{
-	viaPlain:       {name: "plain", slug: "plain"},
-	viaLLMThinking: {name: "llm_thinking", slug: "llm-thinking", handler: "llm_thinking " + gatewayBackend},
+// A floodScenario is one flood: who sends what, where, and what answers
+// it allows.
+type floodScenario struct {
+	name    string
+	clients int
+	body    func() []byte
+	path    string
+	// proxy is the reverse_proxy block of the llm_thinking gateway
+	// ("transport openai"); plain reverse_proxy has none, and relays the
+	// bodies as they come.
+	proxy string
+	// tooLarge says a 413 request_too_large is the answer expected.
+	tooLarge bool
 }
 
-// floodRun is what the flood through one gateway measured.
+// floodScenarios are the floods of -flood all, by name.
+var floodScenarios = []floodScenario{
+	{name: "large", clients: 24, body: largeRequest, path: "/v1/messages"},
+	{name: "tiny-thinking", clients: 8, body: tinyThinkingRequest, path: "/v1/messages", tooLarge: true},
+	{name: "tiny-text-transport", clients: 8, body: tinyTextRequest, path: "/v1/messages", proxy: "transport openai"},
+	{name: "count-tokens-transport", clients: 8, body: tinyTextRequest, path: "/v1/messages/count_tokens", proxy: "transport openai"},
+	{name: "large-transport", clients: 24, body: largeRequest, path: "/v1/messages", proxy: "transport openai"},
+}
+
+// largeRequest is a Messages request of 27 MiB of text.
+func largeRequest() []byte {
+	const size = 27 << 20
+	const head, tail = `{"model":"m","max_tokens":16,"messages":[{"role":"user","content":"`, `"}]}`
+	return []byte(head + strings.Repeat("x", size-len(head)-len(tail)) + tail)
+}
+
+// tinyRequest is a Messages request whose message of role holds a million
+// copies of block.
+func tinyRequest(role, block string) []byte {
+	return []byte(`{"model":"m","max_tokens":16,"messages":[{"role":"user","content":"hi"},{"role":"` + role + `","content":[` +
+		strings.Repeat(block+",", 1_000_000) + `{"type":"text","text":"x"}]},{"role":"user","content":"go"}]}`)
+}
+
+// tinyThinkingRequest: a million thinking blocks of 19 bytes (19 MB),
+// which cost a reader of structures seventeen times their size.
+func tinyThinkingRequest() []byte { return tinyRequest("assistant", `{"type":"thinking"}`) }
+
+// tinyTextRequest: a million empty text blocks (26 MB), which cost a
+// translation more than their size.
+func tinyTextRequest() []byte { return tinyRequest("user", `{"type":"text","text":""}`) }
+
+// floodRun is what a flood through one gateway measured.
 type floodRun struct {
 	startRSS, peakRSS int64
 	elapsed           time.Duration
-	answers           int64 // uploads answered 200
+	answers           int64 // requests answered 200
+	tooLarge          int64 // answered 413
 	overloaded        int64 // 529s, each followed by a new attempt
 	errors            int64 // attempts that got no answer, each tried again
+	probes            int64
+	maxProbe          time.Duration
 	memory            memoryStats
 }
 
@@ -62,38 +105,56 @@ type memoryStats struct {
 	Overloaded int64 `json:"overloaded"`
 }
 
-// runFlood floods each gateway in turn, a fresh Caddy each, and returns
-// what it measured of each.
-func runFlood(bin string) ([2]floodRun, error) {
-	var runs [2]floodRun
+// floodResult is one scenario through both gateways.
+type floodResult struct {
+	scenario floodScenario
+	runs     [2]floodRun
+}
+
+// runFloods runs the scenarios named (all for "all"), each through each
+// gateway, a fresh Caddy each.
+func runFloods(bin, names string) ([]floodResult, error) {
+	var chosen []floodScenario
+	for _, s := range floodScenarios {
+		if names == "all" || strings.Contains(","+names+",", ","+s.name+",") {
+			chosen = append(chosen, s)
+		}
+	}
+	if len(chosen) == 0 {
+		return nil, fmt.Errorf("no flood named %q", names)
+	}
 	up, err := llmtest.NewSlowUpstream(floodChunk, floodInterval)
 	if err != nil {
-		return runs, err
+		return nil, err
 	}
 	defer up.Close()
-	body := floodRequest()
-	for via, g := range floodGateways {
-		dir, err := os.MkdirTemp("", "llm-thinking-flood-")
-		if err != nil {
-			return runs, err
+	var results []floodResult
+	for _, s := range chosen {
+		r := floodResult{scenario: s}
+		body := s.body()
+		gws := [2]gateway{
+			viaPlain:       {name: "plain", slug: "plain"},
+			viaLLMThinking: {name: "llm_thinking", slug: "llm-thinking", handler: "llm_thinking " + gatewayBackend, proxy: s.proxy},
 		}
-		runs[via], err = floodGateway(bin, g, dir, up.HostPort(), body)
-		os.RemoveAll(dir)
-		if err != nil {
-			return runs, fmt.Errorf("%s: %w", g.name, err)
+		for via, g := range gws {
+			dir, err := os.MkdirTemp("", "llm-thinking-flood-")
+			if err != nil {
+				return nil, err
+			}
+			r.runs[via], err = floodGateway(bin, g, s, dir, up.HostPort(), body)
+			os.RemoveAll(dir)
+			if err != nil {
+				return nil, fmt.Errorf("%s through %s: %w", s.name, g.name, err)
+			}
 		}
+		results = append(results, r)
 	}
-	return runs, nil
+	return results, nil
 }
 
-// floodRequest returns a Messages request of exactly floodBody bytes.
-func floodRequest() []byte {
-	const head, tail = `{"model":"m","max_tokens":16,"messages":[{"role":"user","content":"`, `"}]}`
-	return []byte(head + strings.Repeat("x", floodBody-len(head)-len(tail)) + tail)
-}
-
-// floodGateway starts a Caddy serving g and floods it.
-func floodGateway(bin string, g gateway, dir, upstream string, body []byte) (floodRun, error) {
+// floodGateway starts a Caddy serving g and floods it as s says, probing
+// it meanwhile.
+func floodGateway(bin string, g gateway, s floodScenario, dir, upstream string, body []byte) (floodRun, error) {
 	var run floodRun
 	p, err := startCaddy(bin, g, dir, upstream)
 	if err != nil {
@@ -107,26 +168,27 @@ func floodGateway(bin string, g gateway, dir, upstream string, body []byte) (flo
 	defer cancel()
 	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	defer client.CloseIdleConnections()
+	site := "http://" + p.siteAddr
+	stopProbe := probe(site, &run)
 	start := time.Now()
-	var answers, overloaded, failures atomic.Int64
-	errs := make(chan error, floodClients)
+	var c floodCounts
+	errs := make(chan error, s.clients)
 	var wg sync.WaitGroup
-	for range floodClients {
+	for range s.clients {
 		wg.Go(func() {
-			if err := upload(ctx, client, "http://"+p.siteAddr, body, &overloaded, &failures); err != nil {
+			if err := c.send(ctx, client, site+s.path, body, s.tooLarge && g.rewrites()); err != nil {
 				errs <- err
-				return
 			}
-			answers.Add(1)
 		})
 	}
 	wg.Wait()
 	run.elapsed = time.Since(start)
+	stopProbe()
 	close(errs)
 	if err := <-errs; err != nil {
 		return run, err
 	}
-	run.answers, run.overloaded, run.errors = answers.Load(), overloaded.Load(), failures.Load()
+	run.answers, run.tooLarge, run.overloaded, run.errors = c.answers.Load(), c.tooLarge.Load(), c.overloaded.Load(), c.failures.Load()
 	if run.peakRSS, err = peakRSS(p.pid()); err != nil {
 		return run, err
 	}
@@ -136,61 +198,48 @@ func floodGateway(bin string, g gateway, dir, upstream string, body []byte) (flo
 	return run, err
 }
 
-// upload sends body until it is answered 200, after Retry-After when
-// answered 529 and after a second when the connection failed.
-func upload(ctx context.Context, client *http.Client, site string, body []byte, overloaded, failures *atomic.Int64) error {
-	for {
-		wait, err := attempt(ctx, client, site, body)
-		switch {
-		case err != nil:
-			return err
-		case wait == 0:
-			return nil
-		case wait < 0:
-			failures.Add(1)
-			wait = time.Second
-		default:
-			overloaded.Add(1)
+// probe sends a normal one-message request to site every probeEvery until
+// the function it returns is called, and records how long the slowest
+// took in run.
+func probe(site string, run *floodRun) func() {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	var slowest atomic.Int64
+	var n atomic.Int64
+	body := []byte(`{"model":"m","max_tokens":16,"messages":[{"role":"user","content":"are you there?"}]}`)
+	client := &http.Client{Timeout: time.Minute}
+	wg.Go(func() {
+		tick := time.NewTicker(probeEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			wg.Go(func() {
+				start := time.Now()
+				var c floodCounts
+				// A probe answered 529 counts as slow as it took to be
+				// answered 200 in the end.
+				if err := c.send(context.Background(), client, site+"/v1/messages", body, false); err == nil {
+					n.Add(1)
+					d := int64(time.Since(start))
+					for {
+						cur := slowest.Load()
+						if d <= cur || slowest.CompareAndSwap(cur, d) {
+							break
+						}
+					}
+				}
+			})
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("the flood did not get through within %v", floodDeadline)
-		case <-time.After(wait):
-		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+		run.probes, run.maxProbe = n.Load(), time.Duration(slowest.Load())
 	}
-}
-
-// attempt sends body once. It returns 0 when it was answered, the
-// Retry-After of a 529, -1 when the connection failed, or an error for
-// anything a client would not try again.
-func attempt(ctx context.Context, client *http.Client, site string, body []byte) (time.Duration, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, site+"/v1/messages", bytes.NewReader(body))
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return 0, fmt.Errorf("the flood did not get through within %v", floodDeadline)
-		}
-		return -1, nil
-	}
-	defer resp.Body.Close()
-	answer, err := io.ReadAll(resp.Body)
-	switch {
-	case err != nil:
-		return -1, nil
-	case resp.StatusCode == http.StatusOK && bytes.Contains(answer, []byte(`"read `+strconv.Itoa(len(body))+` bytes"`)):
-		return 0, nil
-	case resp.StatusCode == 529:
-		seconds, err := strconv.Atoi(resp.Header.Get("Retry-After"))
-		if err != nil || seconds < 1 {
-			return 0, fmt.Errorf("a 529 without a usable Retry-After: %q", resp.Header.Get("Retry-After"))
-		}
-		return time.Duration(seconds) * time.Second, nil
-	}
-	return 0, fmt.Errorf("answered %d: %.200s", resp.StatusCode, answer)
 }
 
 // memory reads the memory budget from the admin API.
@@ -210,31 +259,46 @@ func (p *caddyProcess) memory() (memoryStats, error) {
 	return stats.Memory, nil
 }
 
-// floodTarget is the flood's target: llm_thinking's peak RSS at most
-// plain's, its budget and maxFloodAddedRSS.
-func floodTarget(runs [2]floodRun) target {
-	plain, module := runs[viaPlain].peakRSS, runs[viaLLMThinking].peakRSS
-	bound := plain + runs[viaLLMThinking].memory.Budget + maxFloodAddedRSS
-	return target{
-		what: fmt.Sprintf("flood of %d x %d MiB: peak RSS %.1f MiB <= plain %.1f MiB + budget %.0f MiB + %.0f MiB = %.1f MiB",
-			floodClients, floodBody>>20, mebibytes(module), mebibytes(plain), mebibytes(runs[viaLLMThinking].memory.Budget),
-			mebibytes(maxFloodAddedRSS), mebibytes(bound)),
+// floodTargets are a flood's targets: llm_thinking's peak RSS at most
+// plain's, its budget and maxFloodAddedRSS; a normal request answered
+// within maxProbe meanwhile.
+func floodTargets(r floodResult) []target {
+	plain, module := r.runs[viaPlain].peakRSS, r.runs[viaLLMThinking].peakRSS
+	budget := r.runs[viaLLMThinking].memory.Budget
+	bound := plain + budget + maxFloodAddedRSS
+	probe := r.runs[viaLLMThinking].maxProbe
+	return []target{{
+		what: fmt.Sprintf("flood %s: peak RSS %.1f MiB <= plain %.1f MiB + budget %.0f MiB + %.0f MiB = %.1f MiB",
+			r.scenario.name, mebibytes(module), mebibytes(plain), mebibytes(budget), mebibytes(maxFloodAddedRSS), mebibytes(bound)),
 		met: module <= bound,
-	}
+	}, {
+		what: fmt.Sprintf("flood %s: a normal request every %v answered within %v (slowest %v of %d)",
+			r.scenario.name, probeEvery, maxProbe, probe.Round(time.Millisecond), r.runs[viaLLMThinking].probes),
+		met: probe <= maxProbe && r.runs[viaLLMThinking].probes > 0,
+	}}
 }
 
-// reportFlood prints what the flood measured through each gateway.
-func reportFlood(w io.Writer, runs [2]floodRun) {
-	fmt.Fprintf(w, "flood: %d clients upload %d MiB each at once to an upstream reading %d KiB per %v; 529s sent again after Retry-After\n\n",
-		floodClients, floodBody>>20, floodChunk>>10, floodInterval)
+// reportFlood prints what a flood measured through each gateway.
+func reportFlood(w io.Writer, r floodResult) {
+	s := r.scenario
+	fmt.Fprintf(w, "flood %s: %d clients send %.0f MiB each at once to %s (%s), to an upstream reading %d KiB per %v; 529s sent again after Retry-After\n\n",
+		s.name, s.clients, mebibytes(int64(len(s.body()))), s.path, orPlain(s.proxy), floodChunk>>10, floodInterval)
 	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
-	fmt.Fprintln(tw, "gateway\tpeak RSS\tonce started\ttook\tanswered\t529s\tfailed attempts")
-	for via, r := range runs {
-		fmt.Fprintf(tw, "%s\t%.1f MiB\t%.1f MiB\t%v\t%d\t%d\t%d\n", floodGateways[via].name, mebibytes(r.peakRSS), mebibytes(r.startRSS),
-			r.elapsed.Round(time.Second), r.answers, r.overloaded, r.errors)
+	fmt.Fprintln(tw, "gateway\tpeak RSS\tonce started\ttook\tanswered\t413s\t529s\tfailed attempts\tslowest probe")
+	for via, run := range r.runs {
+		fmt.Fprintf(tw, "%s\t%.1f MiB\t%.1f MiB\t%v\t%d\t%d\t%d\t%d\t%v\n", [2]string{"plain", "llm_thinking"}[via], mebibytes(run.peakRSS), mebibytes(run.startRSS),
+			run.elapsed.Round(time.Second), run.answers, run.tooLarge, run.overloaded, run.errors, run.maxProbe.Round(time.Millisecond))
 	}
 	tw.Flush()
-	m := runs[viaLLMThinking].memory
-	fmt.Fprintf(w, "\nllm_thinking's memory budget %.0f MiB: held %.1f MiB at its peak; %d requests waited for room, %d answered 529\n",
+	m := r.runs[viaLLMThinking].memory
+	fmt.Fprintf(w, "\nllm_thinking's memory budget %.0f MiB: held %.1f MiB at its peak; %d requests waited for room, %d answered 529\n\n",
 		mebibytes(m.Budget), mebibytes(m.Peak), m.Waits, m.Overloaded)
+}
+
+// orPlain names a reverse_proxy block for the report.
+func orPlain(proxy string) string {
+	if proxy == "" {
+		return "reverse_proxy"
+	}
+	return "reverse_proxy with " + proxy
 }

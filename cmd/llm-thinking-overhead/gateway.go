@@ -13,6 +13,9 @@ type gateway struct {
 	// handler is the Caddyfile directive that comes before reverse_proxy,
 	// "" for none.
 	handler string
+	// proxy is the block of the site's reverse_proxy ("transport openai"),
+	// "" for none.
+	proxy string
 }
 
 // Indexes of the gateways, in gateways and in everything measured of them.
@@ -55,6 +58,10 @@ func (g gateway) caddyfile(sitePort, adminPort int, upstream string) string {
 		// openai; plain reverse_proxy relays it untranslated.
 		fmt.Fprintf(&b, "\t@chat path */%s/* /lockstep-%s/* /first-%s/*\n\treverse_proxy @chat %s {\n\t\ttransport openai\n\t}\n", chatSlug, chatSlug, chatSlug, upstream)
 	}
-	fmt.Fprintf(&b, "\treverse_proxy %s\n}\n", upstream)
+	if g.proxy != "" {
+		fmt.Fprintf(&b, "\treverse_proxy %s {\n\t\t%s\n\t}\n}\n", upstream, g.proxy)
+	} else {
+		fmt.Fprintf(&b, "\treverse_proxy %s\n}\n", upstream)
+	}
 	return b.String()
 }

@@ -26,11 +26,17 @@
 //
 // Run it from the repository root, which holds the captured session.
 //
-// With -flood it measures memory under a flood instead (see flood.go): 24
-// clients upload 27 MiB each at once to a slow upstream, through each
-// gateway on its defaults, and the peak RSS of both is reported side by
-// side, with the target that llm_thinking's stays within plain's, its
-// memory budget and 30 MiB. It takes a few minutes.
+// With -flood all it measures memory under floods instead (see flood.go),
+// through each gateway on its defaults, to a slow upstream: 24 clients
+// uploading 27 MiB each at once, through llm_thinking and through
+// llm_thinking with transport openai; 8 clients sending a million tiny
+// thinking blocks each (19 MB); 8 sending a million empty text blocks (26
+// MB) through transport openai, to /v1/messages and to count_tokens. The
+// peak RSS of both gateways is reported side by side, with the target
+// that llm_thinking's stays within plain's, its memory budget and 30 MiB,
+// and a normal request sent every 0.5 s meanwhile is timed, with the
+// target that none takes over 2 s. -flood takes a list of those floods'
+// names too. All of them take about a quarter of an hour.
 package main
 
 import (
@@ -47,18 +53,20 @@ func main() {
 	window := flag.Duration("window", 3*time.Second, "how long each load is measured per gateway and round")
 	profiles := flag.String("profile", "", "write a CPU profile of each gateway and load, taken in the first round, to this directory")
 	check := flag.Bool("check", false, "exit with status 1 when a target is missed")
-	flood := flag.Bool("flood", false, "measure the peak memory of a flood of large uploads to a slow upstream instead")
+	flood := flag.String("flood", "", "measure the peak memory of floods to a slow upstream instead, and a normal request's latency meanwhile: all, or a comma-separated list of large, tiny-thinking, tiny-text-transport, count-tokens-transport, large-transport")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("llm-thinking-overhead: ")
-	if *flood {
-		runs, err := runFlood(*caddy)
+	if *flood != "" {
+		results, err := runFloods(*caddy, *flood)
 		if err != nil {
 			log.Fatal(err)
 		}
-		reportFlood(os.Stdout, runs)
-		ts := []target{floodTarget(runs)}
-		fmt.Println()
+		var ts []target
+		for _, r := range results {
+			reportFlood(os.Stdout, r)
+			ts = append(ts, floodTargets(r)...)
+		}
 		printTargets(os.Stdout, ts)
 		if *check && !allMet(ts) {
 			os.Exit(1)
