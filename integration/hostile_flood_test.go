@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
 )
 
 // The hostile inputs of the issue on memory, scaled to CI as the flood
@@ -267,5 +269,30 @@ func TestFailingUpstreamLogsNoSecrets(t *testing.T) {
 			line, _, _ = strings.Cut(line, "\n")
 			t.Errorf("log contains %q: %.600s", secret, line)
 		}
+	}
+}
+
+// TestARetryAfterAFailedDialFindsTheBody: reverse_proxy tries a dead
+// upstream first, then the next: the transport borrows llm_thinking's
+// body again for the retry, and the upstream gets all of it.
+func TestARetryAfterAFailedDialFindsTheBody(t *testing.T) {
+	slow, err := llmtest.NewSlowUpstream(64<<10, time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(slow.Close)
+	g := newGateway(t, nil, "", func(g *gateway) {
+		g.Proxy = "127.0.0.1:1 " + slow.HostPort() + " {\n\t\tlb_policy first\n\t\tlb_retries 2\n\t\tfail_duration 10s\n\t\ttransport openai\n\t}"
+		g.Handler = "backend chat\nregistry " + registryName(t) + "\npersist off"
+	})
+	body := messagesBody(256 << 10)
+	var f hostileResult
+	f.post(t, &http.Client{Transport: g.transport, Timeout: time.Minute}, g.url()+"/v1/messages", bytes.NewReader(body), int64(len(body)))
+	if f.ok.Load() != 1 {
+		t.Fatal("the retried request was not answered")
+	}
+	requests, complete, read := slow.Received()
+	if requests != 1 || complete != 1 || read < int64(len(body)) {
+		t.Fatalf("the upstream got %d requests, %d whole, %d bytes: want the whole translation of a %d-byte body", requests, complete, read, len(body))
 	}
 }
