@@ -23,22 +23,17 @@ var ErrAnswerTooLarge = errors.New("answer exceeds the size llm_thinking holds")
 // NewAnswer returns an empty answer of at most limit bytes, with room
 // for size bytes already taken when size > 0.
 func NewAnswer(t *Ticket, limit, size int64) (*Answer, error) {
-	a := &Answer{t: t, limit: limit}
-	if size > limit {
-		return nil, ErrAnswerTooLarge
-	}
-	if size > 0 {
-		if err := a.room(int(size)); err != nil {
-			return nil, err
-		}
-	}
-	return a, nil
+	return newAnswer(t, limit, size, false)
 }
 
 // WaitingAnswer is NewAnswer for an answer that must be held to go on at
 // all: without room, it waits for some as a request body does.
 func WaitingAnswer(t *Ticket, limit, size int64) (*Answer, error) {
-	a := &Answer{t: t, limit: limit, wait: true}
+	return newAnswer(t, limit, size, true)
+}
+
+func newAnswer(t *Ticket, limit, size int64, wait bool) (*Answer, error) {
+	a := &Answer{t: t, limit: limit, wait: wait}
 	if size > limit {
 		return nil, ErrAnswerTooLarge
 	}

@@ -90,13 +90,9 @@ func (t *Anthropic) RoundTrip(req *http.Request) (resp *http.Response, err error
 		return t.HTTPTransport.RoundTrip(req)
 	}
 	defer guard.Recover(t.logger, "transport anthropic", "", failed(&err))
-	tk := t.memory.ticket(req)
-	held, err := requestBody(req, tk)
-	if err != nil {
-		if resp := t.memory.refusal(req, tk, err); resp != nil {
-			return resp, nil
-		}
-		return nil, fmt.Errorf("reading the request body: %w", err)
+	tk, held, refused, err := t.memory.request(req)
+	if held == nil {
+		return refused, err
 	}
 	defer held.Close()
 	body := held.Bytes()

@@ -59,6 +59,21 @@ func (m *memory) ticket(req *http.Request) *budget.Ticket {
 	return m.budget.Ticket(req.Context(), m.wait)
 }
 
+// request opens the account of a request and returns its body (see
+// requestBody), or, when the body could not be had, the answer of its
+// refusal or the error that ends the round trip.
+func (m *memory) request(req *http.Request) (*budget.Ticket, *budget.Body, *http.Response, error) {
+	tk := m.ticket(req)
+	held, err := requestBody(req, tk)
+	if err != nil {
+		if resp := m.refusal(req, tk, err); resp != nil {
+			return tk, nil, resp, nil
+		}
+		return tk, nil, nil, fmt.Errorf("reading the request body: %w", err)
+	}
+	return tk, held, nil, nil
+}
+
 // requestBody returns a request's body: borrowed from llm_thinking, or
 // read into the budget, at most maxRequestBody bytes. The caller closes it
 // once its bytes are not needed.

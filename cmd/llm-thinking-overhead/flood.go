@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -100,6 +101,7 @@ type floodRun struct {
 // memoryStats is the memory budget as GET /llm_thinking/stats reports it.
 type memoryStats struct {
 	Budget     int64 `json:"budget"`
+	Held       int64 `json:"held"`
 	Peak       int64 `json:"peak"`
 	Waits      int64 `json:"waits"`
 	Overloaded int64 `json:"overloaded"`
@@ -113,7 +115,7 @@ type floodResult struct {
 
 // runFloods runs the scenarios named (all for "all"), each through each
 // gateway, a fresh Caddy each.
-func runFloods(bin, names string) ([]floodResult, error) {
+func runFloods(bin, names, profiles string) ([]floodResult, error) {
 	var chosen []floodScenario
 	for _, s := range floodScenarios {
 		if names == "all" || strings.Contains(","+names+",", ","+s.name+",") {
@@ -141,7 +143,11 @@ func runFloods(bin, names string) ([]floodResult, error) {
 			if err != nil {
 				return nil, err
 			}
-			r.runs[via], err = floodGateway(bin, g, s, dir, up.HostPort(), body)
+			var heap string
+			if profiles != "" && g.rewrites() {
+				heap = filepath.Join(profiles, "flood-"+s.name+"-heap.pprof")
+			}
+			r.runs[via], err = floodGateway(bin, g, s, dir, up.HostPort(), body, heap)
 			os.RemoveAll(dir)
 			if err != nil {
 				return nil, fmt.Errorf("%s through %s: %w", s.name, g.name, err)
@@ -154,7 +160,7 @@ func runFloods(bin, names string) ([]floodResult, error) {
 
 // floodGateway starts a Caddy serving g and floods it as s says, probing
 // it meanwhile.
-func floodGateway(bin string, g gateway, s floodScenario, dir, upstream string, body []byte) (floodRun, error) {
+func floodGateway(bin string, g gateway, s floodScenario, dir, upstream string, body []byte, heap string) (floodRun, error) {
 	var run floodRun
 	p, err := startCaddy(bin, g, dir, upstream)
 	if err != nil {
@@ -170,6 +176,9 @@ func floodGateway(bin string, g gateway, s floodScenario, dir, upstream string, 
 	defer client.CloseIdleConnections()
 	site := "http://" + p.siteAddr
 	stopProbe := probe(site, &run)
+	if heap != "" {
+		defer p.heapAtPeak(heap)()
+	}
 	start := time.Now()
 	var c floodCounts
 	errs := make(chan error, s.clients)
@@ -202,44 +211,67 @@ func floodGateway(bin string, g gateway, s floodScenario, dir, upstream string, 
 // the function it returns is called, and records how long the slowest
 // took in run.
 func probe(site string, run *floodRun) func() {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	var slowest atomic.Int64
-	var n atomic.Int64
+	var slowest, n atomic.Int64
 	body := []byte(`{"model":"m","max_tokens":16,"messages":[{"role":"user","content":"are you there?"}]}`)
 	client := &http.Client{Timeout: time.Minute}
+	var sent sync.WaitGroup
+	stop := every(probeEvery, func() {
+		sent.Go(func() {
+			start := time.Now()
+			var c floodCounts
+			// A probe answered 529 counts as slow as it took to be
+			// answered 200 in the end.
+			if err := c.send(context.Background(), client, site+"/v1/messages", body, false); err != nil {
+				return
+			}
+			n.Add(1)
+			d := int64(time.Since(start))
+			for {
+				cur := slowest.Load()
+				if d <= cur || slowest.CompareAndSwap(cur, d) {
+					break
+				}
+			}
+		})
+	})
+	return func() {
+		stop()
+		sent.Wait()
+		run.probes, run.maxProbe = n.Load(), time.Duration(slowest.Load())
+	}
+}
+
+// every calls f every d, in a goroutine of its own, until the function it
+// returns is called, which returns once f runs no more.
+func every(d time.Duration, f func()) func() {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
 	wg.Go(func() {
-		tick := time.NewTicker(probeEvery)
+		tick := time.NewTicker(d)
 		defer tick.Stop()
 		for {
 			select {
 			case <-done:
 				return
 			case <-tick.C:
+				f()
 			}
-			wg.Go(func() {
-				start := time.Now()
-				var c floodCounts
-				// A probe answered 529 counts as slow as it took to be
-				// answered 200 in the end.
-				if err := c.send(context.Background(), client, site+"/v1/messages", body, false); err == nil {
-					n.Add(1)
-					d := int64(time.Since(start))
-					for {
-						cur := slowest.Load()
-						if d <= cur || slowest.CompareAndSwap(cur, d) {
-							break
-						}
-					}
-				}
-			})
 		}
 	})
-	return func() {
-		close(done)
-		wg.Wait()
-		run.probes, run.maxProbe = n.Load(), time.Duration(slowest.Load())
-	}
+	return func() { close(done); wg.Wait() }
+}
+
+// heapAtPeak writes a heap profile of p to path each time the memory
+// budget holds more than it held before, until the function it returns is
+// called: the last one written is of about the peak.
+func (p *caddyProcess) heapAtPeak(path string) func() {
+	var most int64
+	return every(250*time.Millisecond, func() {
+		if m, err := p.memory(); err == nil && m.Held > most+most/20 {
+			most = m.Held
+			_ = p.fetch("/debug/pprof/heap", 30*time.Second, path) // a profile missed is the one before
+		}
+	})
 }
 
 // memory reads the memory budget from the admin API.

@@ -51,14 +51,19 @@ func main() {
 	caddy := flag.String("caddy", "./caddy", "the Caddy binary built with llm_thinking")
 	rounds := flag.Int("rounds", 3, "rounds; each starts a fresh Caddy per gateway")
 	window := flag.Duration("window", 3*time.Second, "how long each load is measured per gateway and round")
-	profiles := flag.String("profile", "", "write a CPU profile of each gateway and load, taken in the first round, to this directory")
+	profiles := flag.String("profile", "", "write a CPU profile of each gateway and load, taken in the first round, to this directory; with -flood, a heap profile of llm_thinking at about its peak in each flood")
 	check := flag.Bool("check", false, "exit with status 1 when a target is missed")
 	flood := flag.String("flood", "", "measure the peak memory of floods to a slow upstream instead, and a normal request's latency meanwhile: all, or a comma-separated list of large, tiny-thinking, tiny-text-transport, count-tokens-transport, large-transport")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("llm-thinking-overhead: ")
 	if *flood != "" {
-		results, err := runFloods(*caddy, *flood)
+		if *profiles != "" {
+			if err := os.MkdirAll(*profiles, 0o755); err != nil {
+				log.Fatal(err)
+			}
+		}
+		results, err := runFloods(*caddy, *flood, *profiles)
 		if err != nil {
 			log.Fatal(err)
 		}
