@@ -50,12 +50,11 @@ func (in *instance) start(active string) {
 	in.site.Active = active
 	in.dir = in.t.TempDir()
 	in.site.LogFile = filepath.Join(in.dir, "caddy.log")
+	// The admin API listens on a socket of the test's own (see
+	// gatewaytest.AdminSocket); a site port taken since it was picked
+	// makes it pick another and try again.
+	admin := gatewaytest.AdminSocket(in.dir)
 	for attempt := 1; ; attempt++ {
-		adminPort, err := llmtest.FreePort()
-		if err != nil {
-			in.t.Fatal(err)
-		}
-		admin := fmt.Sprintf("127.0.0.1:%d", adminPort)
 		cf, err := gatewaytest.Render(admin, in.port, in.site)
 		if err != nil {
 			in.t.Fatal(err)

@@ -2,9 +2,11 @@ package gatewaytest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -37,10 +39,33 @@ func RunIfChild() {
 // started again as `caddy run`. Restarts and several instances sharing one
 // storage need processes; a crash there cannot take the tests down.
 type Process struct {
-	Admin string // host:port of the admin API
-	cmd   *exec.Cmd
-	out   *lockedBuffer
-	exit  chan error
+	Admin  string // the admin API's address, as the Caddyfile gives it
+	client *http.Client
+	cmd    *exec.Cmd
+	out    *lockedBuffer
+	exit   chan error
+}
+
+// AdminSocket returns an admin address on a Unix socket in dir. A TCP port
+// picked free can be taken by another test binary before Caddy listens on
+// it; a socket in a directory of the test's own cannot, and no request
+// meant for the admin API can reach another test's server.
+func AdminSocket(dir string) string { return "unix/" + filepath.Join(dir, "admin.sock") }
+
+// adminHost is the host of the admin API's URLs; requests go to its socket.
+const adminHost = "caddy-admin"
+
+// adminClient returns a client of the admin API at admin: a Unix socket
+// (see AdminSocket) or host:port.
+func adminClient(admin string, timeout time.Duration) (*http.Client, string) {
+	socket, ok := strings.CutPrefix(admin, "unix/")
+	if !ok {
+		return &http.Client{Timeout: timeout}, admin
+	}
+	var d net.Dialer
+	return &http.Client{Timeout: timeout, Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) { return d.DialContext(ctx, "unix", socket) },
+	}}, adminHost
 }
 
 // lockedBuffer collects a process's output.
@@ -80,6 +105,7 @@ func StartProcess(dir, caddyfile, admin string) (*Process, error) {
 		"XDG_CONFIG_HOME="+filepath.Join(dir, "config"),
 	)
 	p := &Process{Admin: admin, cmd: cmd, out: &lockedBuffer{}, exit: make(chan error, 1)}
+	p.client, _ = adminClient(admin, 10*time.Second)
 	cmd.Stdout, cmd.Stderr = p.out, p.out
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -95,7 +121,7 @@ func StartProcess(dir, caddyfile, admin string) (*Process, error) {
 // waitReady polls the admin API until it answers, the process exits, or
 // 60 seconds pass (a cold start under the race detector is slow).
 func (p *Process) waitReady() error {
-	client := &http.Client{Timeout: time.Second}
+	client, host := adminClient(p.Admin, time.Second)
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
@@ -104,10 +130,12 @@ func (p *Process) waitReady() error {
 			return fmt.Errorf("caddy exited while starting: %v", err)
 		default:
 		}
-		resp, err := client.Get("http://" + p.Admin + "/config/")
+		resp, err := client.Get("http://" + host + "/config/")
 		if err == nil {
 			resp.Body.Close()
-			return nil
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -118,7 +146,7 @@ func (p *Process) waitReady() error {
 // waits for the process to exit. It fails when Caddy exits with an error or
 // its output shows a data race or a panic.
 func (p *Process) Stop() error {
-	resp, err := http.Post("http://"+p.Admin+"/stop", "", nil)
+	resp, err := p.client.Post(p.url("/stop"), "", nil)
 	if err == nil {
 		resp.Body.Close()
 	}
@@ -144,7 +172,7 @@ func (p *Process) Stop() error {
 // kept alive before the load.
 func (p *Process) Load(caddyfile, siteURL string) error {
 	return changeAt(siteURL, func() error {
-		resp, err := http.Post("http://"+p.Admin+"/load", "text/caddyfile", strings.NewReader(caddyfile))
+		resp, err := p.client.Post(p.url("/load"), "text/caddyfile", strings.NewReader(caddyfile))
 		if err != nil {
 			return err
 		}
@@ -159,7 +187,14 @@ func (p *Process) Load(caddyfile, siteURL string) error {
 
 // Stats reads every registry's statistics from the admin API.
 func (p *Process) Stats() (map[string]llmthinking.RegistryStats, error) {
-	return readStats(&http.Client{Timeout: 10 * time.Second}, p.Admin)
+	_, host := adminClient(p.Admin, 0)
+	return readStats(p.client, host)
+}
+
+// url returns the URL of the admin API's path.
+func (p *Process) url(path string) string {
+	_, host := adminClient(p.Admin, 0)
+	return "http://" + host + path
 }
 
 // Kill ends the process at once.
