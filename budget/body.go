@@ -266,6 +266,35 @@ func (r *bodyReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// WriteTo writes what is left to read to w in one write, as bytes.Reader
+// does: an HTTP transport copying the body to its connection needs no
+// buffer of its own. The bytes are held by a reference of their own while
+// they are written, not by the lock: a Close meanwhile does not wait on a
+// slow connection.
+func (r *bodyReader) WriteTo(w io.Writer) (int64, error) {
+	r.mu.Lock()
+	owner, start := r.owner, r.off
+	if owner == nil {
+		r.mu.Unlock()
+		return 0, errReaderClosed
+	}
+	p := owner.buf[start:r.size]
+	r.off = r.size
+	owner.refs.Add(1)
+	r.mu.Unlock()
+	defer owner.release()
+	n, err := w.Write(p)
+	if n < len(p) {
+		r.mu.Lock()
+		r.off = start + n
+		r.mu.Unlock()
+		if err == nil {
+			err = io.ErrShortWrite
+		}
+	}
+	return int64(n), err
+}
+
 // errReaderClosed is what a closed body reader reads.
 var errReaderClosed = errors.New("read of a closed request body")
 
