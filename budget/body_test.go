@@ -257,3 +257,35 @@ func TestAClosedReaderReachesTheBytesNoMore(t *testing.T) {
 		})
 	runtime.KeepAlive(r)
 }
+
+// TestBodyReaderWritesInOneWrite: io.Copy takes the whole body in one
+// write (WriteTo), keeps the bytes while it writes, and the reader reads
+// nothing more after.
+func TestBodyReaderWritesInOneWrite(t *testing.T) {
+	tk := testTicket(16 << 20)
+	b, err := ReadBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader("a whole body")), 100, tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := b.Reader()
+	b.Close()
+	w := &writes{}
+	if n, err := io.Copy(w, r); err != nil || n != 12 || len(w.calls) != 1 || w.calls[0] != "a whole body" {
+		t.Fatalf("copied %d, %v, in writes %q", n, err, w.calls)
+	}
+	if n, _ := r.Read(make([]byte, 4)); n != 0 {
+		t.Fatalf("read %d bytes after the body was written", n)
+	}
+	r.Close()
+	if s := tk.b.Stats(); s.InUse != 0 {
+		t.Fatalf("%d bytes in use after the reader closed", s.InUse)
+	}
+}
+
+// writes records each write it gets.
+type writes struct{ calls []string }
+
+func (w *writes) Write(p []byte) (int, error) {
+	w.calls = append(w.calls, string(p))
+	return len(p), nil
+}
