@@ -46,7 +46,7 @@ func (c *calls) add(w *requestWriter, id jsonscan.Value) {
 	c.ids = append(c.ids, idOf(id))
 	c.answered = append(c.answered, false)
 	if grew {
-		w.hold(cap(c.ids) * callBytes)
+		w.Held(cap(c.ids) * callBytes)
 	}
 }
 

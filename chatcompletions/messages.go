@@ -2,6 +2,7 @@ package chatcompletions
 
 import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonout"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 )
 
@@ -15,21 +16,21 @@ const reasoningPlaceholder = " "
 
 // requestWriter writes the messages of a chat-completions request.
 type requestWriter struct {
+	jsonout.Writer
 	opts    RequestOptions
 	names   map[string]string // client tool name -> the name the server gets
-	out     []byte
-	n       int   // messages written
-	pending calls // tool calls of the last assistant message
+	n       int               // messages written
+	pending calls             // tool calls of the last assistant message
 	orphans []uint64
 	scratch []byte
 }
 
 func (w *requestWriter) open(role string) {
 	if w.n > 0 {
-		w.raw(",")
+		w.Raw(",")
 	}
 	w.n++
-	w.raw(`{"role":"` + role + `","content":`)
+	w.Raw(`{"role":"` + role + `","content":`)
 }
 
 // hasText reports whether joined writes anything of v.
@@ -49,7 +50,7 @@ func hasText(v jsonscan.Value) bool {
 // a blank line (a separator follows every block once one had text).
 func (w *requestWriter) joined(v jsonscan.Value) {
 	if v.Kind() == jsonscan.String {
-		w.strContent(v)
+		w.StrContent(v)
 		return
 	}
 	wrote := false
@@ -58,10 +59,10 @@ func (w *requestWriter) joined(v jsonscan.Value) {
 			continue
 		}
 		if wrote {
-			w.raw(`\n\n`)
+			w.Raw(`\n\n`)
 		}
 		t := b.Get("text")
-		w.strContent(t)
+		w.StrContent(t)
 		wrote = wrote || (t.Kind() == jsonscan.String && len(t) > 2)
 	}
 }
@@ -75,10 +76,10 @@ func (w *requestWriter) system(prompt, msgs jsonscan.Value) {
 			return
 		}
 		if opened {
-			w.raw(`\n\n`)
+			w.Raw(`\n\n`)
 		} else {
 			w.open("system")
-			w.raw(`"`)
+			w.Raw(`"`)
 			opened = true
 		}
 		w.joined(v)
@@ -90,7 +91,7 @@ func (w *requestWriter) system(prompt, msgs jsonscan.Value) {
 		}
 	}
 	if opened {
-		w.raw(`"}`)
+		w.Raw(`"}`)
 	}
 }
 
@@ -114,8 +115,8 @@ func (w *requestWriter) user(content jsonscan.Value) {
 	if content.Kind() == jsonscan.String {
 		w.answerPending()
 		w.open("user")
-		w.str(content)
-		w.raw("}")
+		w.Str(content)
+		w.Raw("}")
 		return
 	}
 	parts, orphans := 0, false
@@ -136,11 +137,11 @@ func (w *requestWriter) user(content jsonscan.Value) {
 				continue
 			}
 			w.open("tool")
-			w.raw(`"`)
+			w.Raw(`"`)
 			w.toolResultText(b)
-			w.raw(`","tool_call_id":`)
-			w.str(idOf(id))
-			w.raw("}")
+			w.Raw(`","tool_call_id":`)
+			w.Str(idOf(id))
+			w.Raw("}")
 			for c := range b.Get("content").Elements() {
 				if c.Get("type").Is("image") {
 					parts++
@@ -163,32 +164,32 @@ func (w *requestWriter) user(content jsonscan.Value) {
 	}
 	w.open("user")
 	if parts == 1 && firstText {
-		w.raw(`"`)
+		w.Raw(`"`)
 		if orphans {
 			w.orphanText(content)
 		} else {
 			for b := range content.Elements() {
 				if b.Get("type").Is("text") {
-					w.strContent(b.Get("text"))
+					w.StrContent(b.Get("text"))
 				}
 			}
 		}
-		w.raw(`"}`)
+		w.Raw(`"}`)
 		return
 	}
-	w.raw("[")
+	w.Raw("[")
 	n := 0
 	sep := func() {
 		if n > 0 {
-			w.raw(",")
+			w.Raw(",")
 		}
 		n++
 	}
 	if orphans {
 		sep()
-		w.raw(`{"type":"text","text":"`)
+		w.Raw(`{"type":"text","text":"`)
 		w.orphanText(content)
-		w.raw(`"}`)
+		w.Raw(`"}`)
 	}
 	k = -1
 	for b := range content.Elements() {
@@ -209,7 +210,7 @@ func (w *requestWriter) user(content jsonscan.Value) {
 			w.part(b)
 		}
 	}
-	w.raw("]}")
+	w.Raw("]}")
 }
 
 // markOrphan marks the k-th block of a user message a result of no call.
@@ -218,7 +219,7 @@ func (w *requestWriter) markOrphan(k int) {
 		before := cap(w.orphans)
 		w.orphans = append(w.orphans, make([]uint64, k/64+1-len(w.orphans))...)
 		if cap(w.orphans) != before {
-			w.hold(cap(w.orphans) * 8)
+			w.Held(cap(w.orphans) * 8)
 		}
 	}
 	w.orphans[k/64] |= 1 << (k % 64)
@@ -237,45 +238,45 @@ func (w *requestWriter) orphanText(content jsonscan.Value) {
 		if !w.orphan(k) {
 			continue
 		}
-		w.raw("Tool result ")
-		w.strContent(idOf(b.Get("tool_use_id")))
-		w.raw(`:\n`)
+		w.Raw("Tool result ")
+		w.StrContent(idOf(b.Get("tool_use_id")))
+		w.Raw(`:\n`)
 		w.toolResultText(b)
-		w.raw(`\n\n`)
+		w.Raw(`\n\n`)
 	}
 }
 
 // part writes a text or image content part.
 func (w *requestWriter) part(p jsonscan.Value) {
 	if p.Get("type").Is("text") {
-		w.raw(`{"type":"text","text":`)
-		w.str(p.Get("text"))
-		w.raw("}")
+		w.Raw(`{"type":"text","text":`)
+		w.Str(p.Get("text"))
+		w.Raw("}")
 		return
 	}
 	src := p.Get("source")
-	w.raw(`{"type":"image_url","image_url":{"url":`)
+	w.Raw(`{"type":"image_url","image_url":{"url":`)
 	if src.Get("type").Is("base64") {
-		w.raw(`"data:`)
-		w.strContent(src.Get("media_type"))
-		w.raw(";base64,")
-		w.strContent(src.Get("data"))
-		w.raw(`"`)
+		w.Raw(`"data:`)
+		w.StrContent(src.Get("media_type"))
+		w.Raw(";base64,")
+		w.StrContent(src.Get("data"))
+		w.Raw(`"`)
 	} else {
-		w.str(src.Get("url"))
+		w.Str(src.Get("url"))
 	}
-	w.raw("}}")
+	w.Raw("}}")
 }
 
 // toolResultText writes, escaped, the text of a tool result; an error
 // says so, as the chat-completions API has no field for it.
 func (w *requestWriter) toolResultText(b jsonscan.Value) {
 	if b.Get("is_error").Bool() {
-		w.raw("Error: ")
+		w.Raw("Error: ")
 	}
 	c := b.Get("content")
 	if c.Kind() == jsonscan.String {
-		w.strContent(c)
+		w.StrContent(c)
 		return
 	}
 	first := true
@@ -284,10 +285,10 @@ func (w *requestWriter) toolResultText(b jsonscan.Value) {
 			continue
 		}
 		if !first {
-			w.raw(`\n\n`)
+			w.Raw(`\n\n`)
 		}
 		first = false
-		w.strContent(p.Get("text"))
+		w.StrContent(p.Get("text"))
 	}
 }
 
@@ -296,9 +297,9 @@ func (w *requestWriter) toolResultText(b jsonscan.Value) {
 func (w *requestWriter) answerPending() {
 	for id := range w.pending.waiting {
 		w.open("tool")
-		w.raw(`"(no result)","tool_call_id":`)
-		w.str(id)
-		w.raw("}")
+		w.Raw(`"(no result)","tool_call_id":`)
+		w.Str(id)
+		w.Raw("}")
 	}
 }
 
@@ -307,8 +308,8 @@ func (w *requestWriter) answerPending() {
 func (w *requestWriter) assistant(content jsonscan.Value) {
 	if content.Kind() == jsonscan.String {
 		w.open("assistant")
-		w.str(content)
-		w.raw("}")
+		w.Str(content)
+		w.Raw("}")
 		return
 	}
 	text, reasoning := false, false // some text, some of the server's reasoning
@@ -335,49 +336,49 @@ func (w *requestWriter) assistant(content jsonscan.Value) {
 	case w.opts.Reasoning == ReasoningThinkTags && reasoning:
 		// As the model wrote it: the splitter keeps the whitespace before
 		// the closing tag, which goes back inside the tags.
-		w.raw(`"<think>\n`)
-		start := len(w.out)
+		w.Raw(`"<think>\n`)
+		start := len(w.Out)
 		w.reasoningText(content)
-		w.out = trimEscapedSpace(w.out, start)
-		w.raw(`\n</think>\n\n`)
+		w.Out = trimEscapedSpace(w.Out, start)
+		w.Raw(`\n</think>\n\n`)
 		w.joined(content)
-		w.raw(`"`)
+		w.Raw(`"`)
 	case !text && calls > 0:
-		w.raw("null")
+		w.Raw("null")
 	default:
-		w.raw(`"`)
+		w.Raw(`"`)
 		w.joined(content)
-		w.raw(`"`)
+		w.Raw(`"`)
 	}
 	w.reasoning(content, reasoning, calls > 0 || thought)
 	if calls > 0 {
-		w.raw(`,"tool_calls":[`)
+		w.Raw(`,"tool_calls":[`)
 		i := 0
 		for c := range content.Elements() {
 			if !c.Get("type").Is("tool_use") {
 				continue
 			}
 			if i > 0 {
-				w.raw(",")
+				w.Raw(",")
 			}
 			i++
 			id := c.Get("id")
 			w.pending.add(w, id)
-			w.raw(`{"id":`)
-			w.str(idOf(id))
-			w.raw(`,"type":"function","function":{"name":`)
+			w.Raw(`{"id":`)
+			w.Str(idOf(id))
+			w.Raw(`,"type":"function","function":{"name":`)
 			w.toolName(c.Get("name"))
-			w.raw(`,"arguments":`)
+			w.Raw(`,"arguments":`)
 			args := []byte(c.Get("input"))
 			if len(args) == 0 {
 				args = []byte("{}")
 			}
-			w.quote(args)
-			w.raw("}}")
+			w.Quote(args)
+			w.Raw("}}")
 		}
-		w.raw("]")
+		w.Raw("]")
 	}
-	w.raw("}")
+	w.Raw("}")
 }
 
 // reasoningText writes, escaped, the server's own reasoning in content:
@@ -385,7 +386,7 @@ func (w *requestWriter) assistant(content jsonscan.Value) {
 func (w *requestWriter) reasoningText(content jsonscan.Value) {
 	for b := range content.Elements() {
 		if b.Get("type").Is("thinking") && block.IsReasoning(b.Get("signature")) {
-			w.strContent(b.Get("thinking"))
+			w.StrContent(b.Get("thinking"))
 		}
 	}
 }
@@ -435,11 +436,11 @@ func (w *requestWriter) reasoning(content jsonscan.Value, has, needed bool) {
 	default:
 		return
 	}
-	w.raw(field)
+	w.Raw(field)
 	if has {
 		w.reasoningText(content)
 	} else {
-		w.raw(reasoningPlaceholder)
+		w.Raw(reasoningPlaceholder)
 	}
-	w.raw(`"` + end)
+	w.Raw(`"` + end)
 }

@@ -3,6 +3,7 @@ package chatcompletions
 import (
 	"errors"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonout"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 )
 
@@ -45,16 +46,13 @@ func TranslateRequest(body []byte, opts RequestOptions) (t Translated, err error
 		return Translated{}, ErrNotMessages
 	}
 	defer func() {
-		if v := recover(); v != nil {
-			a, ok := v.(abort)
-			if !ok {
-				panic(v)
-			}
-			t, err = Translated{}, a.err
+		if err != nil {
+			t = Translated{}
 		}
 	}()
+	defer jsonout.Recover(&err)
 	t = Translated{Model: r.model.Str(), Stream: r.stream.Bool(), InputTokens: estimate(r.system, r.tools, msgs)}
-	w := requestWriter{opts: opts}
+	w := requestWriter{Writer: jsonout.Writer{Grow: opts.Grow, Hold: opts.Hold}, opts: opts}
 	w.names = w.toolNames(r.tools)
 	if len(w.names) > 0 {
 		t.ToolNames = make(map[string]string, len(w.names))
@@ -67,10 +65,10 @@ func TranslateRequest(body []byte, opts RequestOptions) (t Translated, err error
 	if opts.Model != "" {
 		model = opts.Model
 	}
-	w.room(len(body))
-	w.raw(`{"model":`)
-	w.quote([]byte(model))
-	w.raw(`,"messages":[`)
+	w.Room(len(body))
+	w.Raw(`{"model":`)
+	w.Quote([]byte(model))
+	w.Raw(`,"messages":[`)
 	// One system message, first: Claude Code sends system messages inside
 	// messages too (after the first user message, for models it does not
 	// know), and chat templates such as Qwen3's refuse a system message
@@ -80,42 +78,42 @@ func TranslateRequest(body []byte, opts RequestOptions) (t Translated, err error
 		w.message(m)
 	}
 	w.answerPending()
-	w.raw("]")
+	w.Raw("]")
 
 	if v := r.maxTokens; v.Kind() == jsonscan.Number {
 		n := v.Int()
 		if opts.MaxTokens > 0 && (n <= 0 || n > int64(opts.MaxTokens)) {
 			n = int64(opts.MaxTokens)
 		}
-		w.room(32)
-		w.out = appendIntMember(w.out, "max_tokens", n)
+		w.Room(32)
+		w.Out = appendIntMember(w.Out, "max_tokens", n)
 	}
 	for _, f := range []struct {
 		name string
 		v    jsonscan.Value
 	}{{"temperature", r.temperature}, {"top_p", r.topP}} {
 		if f.v.Kind() == jsonscan.Number {
-			w.raw(`,"` + f.name + `":`)
-			w.rawBytes(f.v)
+			w.Raw(`,"` + f.name + `":`)
+			w.RawBytes(f.v)
 		}
 	}
 	if v := r.stopSequences; v.Len() > 0 {
-		w.raw(`,"stop":`)
-		w.rawBytes(v)
+		w.Raw(`,"stop":`)
+		w.RawBytes(v)
 	}
 	if v := r.metadata.Get("user_id"); v.Kind() == jsonscan.String && len(v) > 2 {
-		w.raw(`,"user":`)
-		w.str(v)
+		w.Raw(`,"user":`)
+		w.Str(v)
 	}
 	w.tools(r.tools)
 	w.toolChoice(r.toolChoice)
-	w.room(128)
-	w.out = thinkingSwitch(w.out, opts.ThinkingSwitch, r.thinking, r.outputConfig)
+	w.Room(128)
+	w.Out = thinkingSwitch(w.Out, opts.ThinkingSwitch, r.thinking, r.outputConfig)
 	if t.Stream {
-		w.raw(`,"stream":true,"stream_options":{"include_usage":true}`)
+		w.Raw(`,"stream":true,"stream_options":{"include_usage":true}`)
 	}
-	w.raw("}")
-	t.Body = w.out
+	w.Raw("}")
+	t.Body = w.Out
 	return t, nil
 }
 

@@ -33,7 +33,7 @@ func (w *requestWriter) toolNames(tools jsonscan.Value) map[string]string {
 		sum := sha256.Sum256([]byte(name))
 		names[name] = name[:maxToolName-9] + "_" + hex.EncodeToString(sum[:4])
 		held += len(name) + maxToolName + 64
-		w.hold(held)
+		w.Held(held)
 	}
 	return names
 }
@@ -46,11 +46,11 @@ func (w *requestWriter) toolName(lit jsonscan.Value) {
 		var name []byte
 		name, w.scratch, ok = jsonstr.Value(w.scratch[:0], lit)
 		if short, found := w.names[string(name)]; ok && found {
-			w.quote([]byte(short))
+			w.Quote([]byte(short))
 			return
 		}
 	}
-	w.str(lit)
+	w.Str(lit)
 }
 
 // tools writes the client tools as functions. Server tools (web search
@@ -64,23 +64,23 @@ func (w *requestWriter) tools(tools jsonscan.Value) {
 			continue
 		}
 		if n == 0 {
-			w.raw(`,"tools":[`)
+			w.Raw(`,"tools":[`)
 		} else {
-			w.raw(",")
+			w.Raw(",")
 		}
 		n++
-		w.raw(`{"type":"function","function":{"name":`)
+		w.Raw(`{"type":"function","function":{"name":`)
 		w.toolName(t.Get("name"))
 		if d := t.Get("description"); d.Kind() == jsonscan.String {
-			w.raw(`,"description":`)
-			w.str(d)
+			w.Raw(`,"description":`)
+			w.Str(d)
 		}
-		w.raw(`,"parameters":`)
-		w.rawBytes(schema)
-		w.raw("}}")
+		w.Raw(`,"parameters":`)
+		w.RawBytes(schema)
+		w.Raw("}}")
 	}
 	if n > 0 {
-		w.raw("]")
+		w.Raw("]")
 	}
 }
 
@@ -93,18 +93,18 @@ func (w *requestWriter) toolChoice(tc jsonscan.Value) {
 	var name [32]byte
 	switch string(tc.Get("type").Name(&name)) {
 	case "auto":
-		w.raw(`,"tool_choice":"auto"`)
+		w.Raw(`,"tool_choice":"auto"`)
 	case "any":
-		w.raw(`,"tool_choice":"required"`)
+		w.Raw(`,"tool_choice":"required"`)
 	case "none":
-		w.raw(`,"tool_choice":"none"`)
+		w.Raw(`,"tool_choice":"none"`)
 	case "tool":
-		w.raw(`,"tool_choice":{"type":"function","function":{"name":`)
+		w.Raw(`,"tool_choice":{"type":"function","function":{"name":`)
 		w.toolName(tc.Get("name"))
-		w.raw("}}")
+		w.Raw("}}")
 	}
 	if tc.Get("disable_parallel_tool_use").Bool() {
-		w.raw(`,"parallel_tool_calls":false`)
+		w.Raw(`,"parallel_tool_calls":false`)
 	}
 }
 
