@@ -89,7 +89,7 @@ func TranslateAnswer(body []byte, opts AnswerOptions) ([]byte, error) {
 	if u.prompt == 0 {
 		u.prompt = opts.InputTokens
 	}
-	out = u.appendJSON(out)
+	out = u.messages().AppendJSON(out)
 	return append(out, '}'), nil
 }
 

@@ -2,6 +2,7 @@ package chatcompletions
 
 import (
 	"bytes"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"io"
 	"strconv"
 	"strings"
@@ -47,7 +48,7 @@ func BenchmarkReader2000Chunks(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for range b.N {
-		r := NewReader(strings.NewReader(src), NewStream(testOptions()))
+		r := messagesapi.NewReader(strings.NewReader(src), NewStream(testOptions()))
 		if _, err := io.CopyBuffer(io.Discard, struct{ io.Reader }{r}, buf); err != nil {
 			b.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package chatcompletions
 import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
 // An error inside a 200 stream ({"error":{"message","code"}}, as
@@ -21,7 +22,7 @@ func chunkErrorType(v []byte) string {
 		switch string(jsonscan.Name(key, &buf)) {
 		case "code", "status":
 			if n := count(v); n >= 400 && n < 600 {
-				return ErrorType(n)
+				return messagesapi.ErrorType(n)
 			}
 		}
 	}

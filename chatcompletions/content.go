@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinktags"
 )
 
@@ -20,8 +21,8 @@ const openTag = "<think>"
 // content writes a chunk's content, a string literal.
 func (s *Stream) content(dst, lit []byte) []byte {
 	if s.tags == plain && s.open == textBlock {
-		dst = appendDeltaHead(dst, s.index, textDeltaHead)
-		return appendDeltaTail(append(dst, lit...))
+		dst = messagesapi.AppendDeltaHead(dst, s.index, messagesapi.TextDeltaHead)
+		return messagesapi.AppendDeltaTail(append(dst, lit...))
 	}
 	var value []byte
 	value, s.scratch, _ = jsonstr.Value(s.scratch[:0], lit)

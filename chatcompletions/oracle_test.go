@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"strings"
 )
 
@@ -162,7 +163,7 @@ func translate(opts AnswerOptions, pieces ...string) []byte {
 
 // translateWith is translate through the Stream s.
 func translateWith(s *Stream, pieces ...string) []byte {
-	r := NewReader(&piecewise{pieces: pieces}, s)
+	r := messagesapi.NewReader(&piecewise{pieces: pieces}, s)
 	var out bytes.Buffer
 	buf := make([]byte, 512)
 	for i := 0; i < 1<<20; i++ {

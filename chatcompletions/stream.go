@@ -7,6 +7,7 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinktags"
 )
 
@@ -169,7 +170,7 @@ func (s *Stream) Fail(dst []byte, typ, msg string) []byte {
 		return dst
 	}
 	s.ended = true
-	return AppendErrorEvent(dst, typ, msg)
+	return messagesapi.AppendErrorEvent(dst, typ, msg)
 }
 
 // done handles [DONE]: the server says its answer is complete.
@@ -187,7 +188,7 @@ func (s *Stream) start(dst, id []byte) []byte {
 	if len(msgID) == 0 {
 		msgID = append(msgID, "chat"...)
 	}
-	return appendMessageStart(dst, msgID, s.modelLit)
+	return messagesapi.AppendMessageStart(dst, msgID, s.modelLit)
 }
 
 // end closes what is open and writes message_delta and message_stop.
@@ -198,7 +199,7 @@ func (s *Stream) end(dst []byte) []byte {
 	if !u.seen || u.prompt == 0 {
 		u.prompt = max(u.prompt, s.opts.InputTokens)
 	}
-	return appendMessageEnd(dst, stopReason(s.finish, s.toolCalls > 0), u)
+	return messagesapi.AppendMessageEnd(dst, stopReason(s.finish, s.toolCalls > 0), u.messages())
 }
 
 // settle writes what waits for more content (a partial tag), drops
@@ -214,12 +215,12 @@ func (s *Stream) settle(dst []byte) []byte {
 func (s *Stream) openBlock(dst []byte, k kind, start string) []byte {
 	dst = s.startBlock(dst, k)
 	dst = append(dst, start...)
-	return append(dst, blockStartEnd...)
+	return append(dst, messagesapi.BlockStartEnd...)
 }
 
 // startBlock closes the open block and opens one of kind k, writing its
 // content_block_start event up to the content_block, which the caller
-// writes and ends with blockStartEnd.
+// writes and ends with messagesapi.BlockStartEnd.
 func (s *Stream) startBlock(dst []byte, k kind) []byte {
 	dst = s.closeBlock(dst)
 	if s.blocks > 0 {
@@ -227,7 +228,7 @@ func (s *Stream) startBlock(dst []byte, k kind) []byte {
 	}
 	s.blocks++
 	s.open = k
-	return appendBlockStartHead(dst, s.index)
+	return messagesapi.AppendBlockStartHead(dst, s.index)
 }
 
 func (s *Stream) closeBlock(dst []byte) []byte {
@@ -237,14 +238,14 @@ func (s *Stream) closeBlock(dst []byte) []byte {
 	case thinkingBlock:
 		var sum [sha256.Size]byte
 		s.think.Sum(sum[:0])
-		dst = appendDeltaHead(dst, s.index, signatureDeltaHead)
+		dst = messagesapi.AppendDeltaHead(dst, s.index, messagesapi.SignatureDeltaHead)
 		dst = jsonstr.Quote(dst, []byte(s.opts.Sign(sum)))
-		dst = appendDeltaTail(dst)
+		dst = messagesapi.AppendDeltaTail(dst)
 	case toolBlock:
 		dst = s.tool.finish(dst, s.index)
 	}
 	s.open = none
-	return appendBlockStop(dst, s.index)
+	return messagesapi.AppendBlockStop(dst, s.index)
 }
 
 // reasoningLiteral writes reasoning given as a string literal.
@@ -254,16 +255,16 @@ func (s *Stream) reasoningLiteral(dst, lit []byte) []byte {
 	value, s.scratch, _ = jsonstr.Value(s.scratch[:0], lit)
 	dst = s.openThinking(dst)
 	s.think.Write(value)
-	dst = appendDeltaHead(dst, s.index, thinkingDeltaHead)
-	return appendDeltaTail(append(dst, lit...))
+	dst = messagesapi.AppendDeltaHead(dst, s.index, messagesapi.ThinkingDeltaHead)
+	return messagesapi.AppendDeltaTail(append(dst, lit...))
 }
 
 // thinkingText writes reasoning read from tags.
 func (s *Stream) thinkingText(dst, text []byte) []byte {
 	dst = s.openThinking(dst)
 	s.think.Write(text)
-	dst = appendDeltaHead(dst, s.index, thinkingDeltaHead)
-	return appendDeltaTail(jsonstr.Quote(dst, text))
+	dst = messagesapi.AppendDeltaHead(dst, s.index, messagesapi.ThinkingDeltaHead)
+	return messagesapi.AppendDeltaTail(jsonstr.Quote(dst, text))
 }
 
 func (s *Stream) openThinking(dst []byte) []byte {
@@ -275,7 +276,7 @@ func (s *Stream) openThinking(dst []byte) []byte {
 		s.think = sha256.New()
 	}
 	s.think.Reset()
-	return s.openBlock(dst, thinkingBlock, thinkingStart)
+	return s.openBlock(dst, thinkingBlock, messagesapi.ThinkingStart)
 }
 
 // text writes decoded text, holding whitespace until the text block has
@@ -297,15 +298,15 @@ func (s *Stream) text(dst, text []byte) []byte {
 		if s.blocks > 0 {
 			s.space = s.space[:0]
 		}
-		dst = s.openBlock(dst, textBlock, textStart)
+		dst = s.openBlock(dst, textBlock, messagesapi.TextStart)
 		if len(s.space) > 0 {
-			dst = appendDeltaHead(dst, s.index, textDeltaHead)
-			dst = appendDeltaTail(jsonstr.Quote(dst, s.space))
+			dst = messagesapi.AppendDeltaHead(dst, s.index, messagesapi.TextDeltaHead)
+			dst = messagesapi.AppendDeltaTail(jsonstr.Quote(dst, s.space))
 			s.space = s.space[:0]
 		}
 	}
-	dst = appendDeltaHead(dst, s.index, textDeltaHead)
-	return appendDeltaTail(jsonstr.Quote(dst, text))
+	dst = messagesapi.AppendDeltaHead(dst, s.index, messagesapi.TextDeltaHead)
+	return messagesapi.AppendDeltaTail(jsonstr.Quote(dst, text))
 }
 
 func isBlank(b []byte) bool {

@@ -2,6 +2,7 @@ package chatcompletions
 
 import (
 	"bytes"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"io"
 	"strings"
 	"testing"
@@ -178,7 +179,7 @@ func TestReaderOneReadPerChunk(t *testing.T) {
 	chunks := []string{sse(delta(`{"content":"a"}`)), sse(delta(`{"content":"b"}`)), sse(delta(`{"content":"c"}`)), sse(finish("stop")) + sse(usageChunk)}
 	// Each upstream read is one chunk, but the second is cut in two.
 	pieces := []string{chunks[0], chunks[1][:20], chunks[1][20:], chunks[2], chunks[3]}
-	r := NewReader(&piecewise{pieces: pieces}, NewStream(testOptions()))
+	r := messagesapi.NewReader(&piecewise{pieces: pieces}, NewStream(testOptions()))
 	buf := make([]byte, 64<<10)
 	var reads []string
 	for {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
 // A tool call opens a tool_use block when its index first appears, and
@@ -69,7 +70,7 @@ func (s *Stream) openToolCall(dst []byte, d toolCallDelta) []byte {
 	dst = s.appendToolID(dst, d.id, d.index)
 	dst = append(dst, `","name":`...)
 	dst = s.appendToolName(dst, d.name)
-	return append(dst, `,"input":{}}`+blockStartEnd...)
+	return append(dst, `,"input":{}}`+messagesapi.BlockStartEnd...)
 }
 
 // appendToolID appends the id of a tool call, reduced to the characters the
@@ -136,13 +137,13 @@ func (s *Stream) arguments(dst, lit []byte) []byte {
 			return dst
 		}
 	}
-	dst = appendDeltaHead(dst, s.index, inputDeltaHead)
+	dst = messagesapi.AppendDeltaHead(dst, s.index, messagesapi.InputDeltaHead)
 	if lit != nil {
 		dst = append(dst, lit...)
 	} else {
 		dst = jsonstr.Quote(dst, value)
 	}
-	return appendDeltaTail(dst)
+	return messagesapi.AppendDeltaTail(dst)
 }
 
 // finish writes what ends the open call's arguments: the kept text of
@@ -158,8 +159,8 @@ func (t *toolCall) finish(dst []byte, index int) []byte {
 	if len(inner) == 0 {
 		return dst
 	}
-	dst = appendDeltaHead(dst, index, inputDeltaHead)
-	return appendDeltaTail(jsonstr.Quote(dst, inner))
+	dst = messagesapi.AppendDeltaHead(dst, index, messagesapi.InputDeltaHead)
+	return messagesapi.AppendDeltaTail(jsonstr.Quote(dst, inner))
 }
 
 func firstNonSpace(b []byte) int {

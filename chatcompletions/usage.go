@@ -1,9 +1,8 @@
 package chatcompletions
 
 import (
-	"strconv"
-
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
 // usage is a chat-completions usage object, as far as the Messages API has
@@ -55,17 +54,9 @@ func count(v []byte) int {
 	return n
 }
 
-// appendJSON appends the Messages usage: input tokens are the prompt's
-// less what was read from the cache, never below 0.
-func (u usage) appendJSON(dst []byte) []byte {
+// messages returns the Messages usage: input tokens are the prompt's less
+// what was read from the cache, never below 0.
+func (u usage) messages() messagesapi.Usage {
 	cached := min(u.cached, u.prompt)
-	dst = append(dst, `{"input_tokens":`...)
-	dst = strconv.AppendInt(dst, int64(u.prompt-cached), 10)
-	dst = append(dst, `,"output_tokens":`...)
-	dst = strconv.AppendInt(dst, int64(u.completion), 10)
-	if cached > 0 {
-		dst = append(dst, `,"cache_read_input_tokens":`...)
-		dst = strconv.AppendInt(dst, int64(cached), 10)
-	}
-	return append(dst, '}')
+	return messagesapi.Usage{Input: u.prompt - cached, Output: u.completion, CacheRead: cached}
 }

@@ -3,6 +3,7 @@ package transport
 import (
 	"errors"
 	"fmt"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"math"
 	"net/http"
 	"strconv"
@@ -11,7 +12,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/chatcompletions"
 )
 
 // What a transport holds counts in the process's memory budget, the one
@@ -149,14 +149,14 @@ func (m *memory) refusal(req *http.Request, t *budget.Ticket, err error) *http.R
 func refusalResponse(req *http.Request, t *budget.Ticket, err error) *http.Response {
 	switch {
 	case errors.Is(err, budget.ErrBodyTooLarge):
-		return localResponse(req, http.StatusRequestEntityTooLarge, chatcompletions.AppendError(nil, "request_too_large",
+		return localResponse(req, http.StatusRequestEntityTooLarge, messagesapi.AppendError(nil, "request_too_large",
 			fmt.Sprintf("Request exceeds the maximum allowed number of bytes (%d, which the transport reads).", maxRequestBody)))
 	case errors.Is(err, budget.ErrBeyondBudget):
-		return localResponse(req, http.StatusRequestEntityTooLarge, chatcompletions.AppendError(nil, "request_too_large",
+		return localResponse(req, http.StatusRequestEntityTooLarge, messagesapi.AppendError(nil, "request_too_large",
 			fmt.Sprintf("Request exceeds the maximum allowed number of bytes (llm_thinking memory_budget %d holds bodies up to %d bytes).", t.Budget().Limit(), t.Budget().MaxBody())))
 	case errors.Is(err, budget.ErrOverloaded), errors.Is(err, budget.ErrGaveWay), errors.Is(err, budget.ErrNoRoom):
 		t.Overloaded()
-		resp := localResponse(req, statusOverloaded, chatcompletions.AppendError(nil, "overloaded_error",
+		resp := localResponse(req, statusOverloaded, messagesapi.AppendError(nil, "overloaded_error",
 			"Overloaded: the gateway's memory for requests is in use (llm_thinking memory_budget); retry later."))
 		resp.Header.Set("Retry-After", strconv.Itoa(int(min(max(math.Ceil(t.MaxWait().Seconds()), 1), 60))))
 		return resp

@@ -160,7 +160,7 @@ func (t *OpenAI) RoundTrip(req *http.Request) (resp *http.Response, err error) {
 		if resp := t.memory.refusal(req, tk, err); resp != nil {
 			return resp, nil
 		}
-		return localResponse(req, http.StatusBadRequest, chatcompletions.AppendError(nil, "invalid_request_error", err.Error())), nil
+		return localResponse(req, http.StatusBadRequest, messagesapi.AppendError(nil, "invalid_request_error", err.Error())), nil
 	}
 	held.Close() // the translation is all the upstream needs
 	out := outgoing(req, mem.done(tr.Body))
@@ -194,7 +194,7 @@ func (t *OpenAI) answer(resp *http.Response, tk *budget.Ticket, tr chatcompletio
 	opts := chatcompletions.AnswerOptions{Model: tr.Model, ToolNames: tr.ToolNames, AssumeOpen: t.ThinkTags == "open", NoTags: t.ThinkTags == "off",
 		InputTokens: tr.InputTokens, Sign: chatcompletions.DefaultSign(upstream)}
 	if messagesapi.MediaType(resp.Header) == messagesapi.EventStream {
-		r := chatcompletions.NewReader(body, chatcompletions.NewStream(opts))
+		r := messagesapi.NewReader(body, chatcompletions.NewStream(opts))
 		streamBody(resp, &guardedBody{ReadCloser: readCloser{r, body}, logger: t.logger})
 		return resp, nil
 	}

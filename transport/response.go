@@ -4,11 +4,11 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"io"
 	"net/http"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/chatcompletions"
 )
 
 // maxErrorBody bounds the upstream error bodies read to translate them.
@@ -91,7 +91,7 @@ func (m *memory) heldAnswer(resp *http.Response, body io.ReadCloser, t *budget.T
 			err = errAnswerTooLarge
 		}
 		resp.StatusCode, resp.Status = http.StatusBadGateway, "502 Bad Gateway"
-		replaceBody(resp, "application/json", chatcompletions.AppendError(nil, "api_error", err.Error()))
+		replaceBody(resp, "application/json", messagesapi.AppendError(nil, "api_error", err.Error()))
 		return resp, nil
 	}
 	out.Set(b)

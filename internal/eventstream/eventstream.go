@@ -74,3 +74,15 @@ func AppendData(data []byte, more bool, value []byte) []byte {
 	}
 	return append(data, value...)
 }
+
+// IsField reports whether name is a field of the event stream format:
+// event, data, id or retry. A line of any other name is not one a
+// well-formed stream holds (a server that ends its stream with a bare
+// JSON error writes such lines).
+func IsField(name []byte) bool {
+	switch string(name) {
+	case "event", "data", "id", "retry":
+		return true
+	}
+	return false
+}

@@ -1,11 +1,13 @@
-package chatcompletions
+package messagesapi
 
 import "strconv"
 
 // The events of an Anthropic Messages stream, appended as the API writes
 // them: an event line, one data line, a blank line.
 
-func appendMessageStart(dst, id, modelLit []byte) []byte {
+// AppendMessageStart appends message_start for the message msg_<id> of the
+// model whose string literal is modelLit.
+func AppendMessageStart(dst, id, modelLit []byte) []byte {
 	dst = append(dst, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_"...)
 	dst = append(dst, id...)
 	dst = append(dst, `","type":"message","role":"assistant","model":`...)
@@ -13,51 +15,55 @@ func appendMessageStart(dst, id, modelLit []byte) []byte {
 	return append(dst, `,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":0,"output_tokens":0}}}`+"\n\n"...)
 }
 
-// appendBlockStartHead appends a content_block_start event up to its
-// content_block; blockStartEnd ends it after the block.
-func appendBlockStartHead(dst []byte, index int) []byte {
+// AppendBlockStartHead appends a content_block_start event up to its
+// content_block; BlockStartEnd ends it after the block.
+func AppendBlockStartHead(dst []byte, index int) []byte {
 	dst = append(dst, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":"...)
 	dst = strconv.AppendInt(dst, int64(index), 10)
 	return append(dst, `,"content_block":`...)
 }
 
-// blockStartEnd ends a content_block_start event after its block.
-const blockStartEnd = "}\n\n"
+// BlockStartEnd ends a content_block_start event after its block.
+const BlockStartEnd = "}\n\n"
 
-// appendDeltaHead appends an open content_block_delta event up to the
-// value of its delta's field; appendDeltaTail closes it.
-func appendDeltaHead(dst []byte, index int, head string) []byte {
+// AppendDeltaHead appends an open content_block_delta event up to the
+// value of its delta's field; AppendDeltaTail closes it.
+func AppendDeltaHead(dst []byte, index int, head string) []byte {
 	dst = append(dst, "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":"...)
 	dst = strconv.AppendInt(dst, int64(index), 10)
 	return append(dst, head...)
 }
 
-func appendDeltaTail(dst []byte) []byte { return append(dst, "}}\n\n"...) }
+// AppendDeltaTail closes a content_block_delta event.
+func AppendDeltaTail(dst []byte) []byte { return append(dst, "}}\n\n"...) }
 
 // Heads of the deltas, up to the value of their one field.
 const (
-	textDeltaHead      = `,"delta":{"type":"text_delta","text":`
-	thinkingDeltaHead  = `,"delta":{"type":"thinking_delta","thinking":`
-	signatureDeltaHead = `,"delta":{"type":"signature_delta","signature":`
-	inputDeltaHead     = `,"delta":{"type":"input_json_delta","partial_json":`
+	TextDeltaHead      = `,"delta":{"type":"text_delta","text":`
+	ThinkingDeltaHead  = `,"delta":{"type":"thinking_delta","thinking":`
+	SignatureDeltaHead = `,"delta":{"type":"signature_delta","signature":`
+	InputDeltaHead     = `,"delta":{"type":"input_json_delta","partial_json":`
 )
 
 // Blocks as content_block_start opens them.
 const (
-	thinkingStart = `{"type":"thinking","thinking":"","signature":""}`
-	textStart     = `{"type":"text","text":""}`
+	ThinkingStart = `{"type":"thinking","thinking":"","signature":""}`
+	TextStart     = `{"type":"text","text":""}`
 )
 
-func appendBlockStop(dst []byte, index int) []byte {
+// AppendBlockStop appends content_block_stop.
+func AppendBlockStop(dst []byte, index int) []byte {
 	dst = append(dst, "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":"...)
 	dst = strconv.AppendInt(dst, int64(index), 10)
 	return append(dst, "}\n\n"...)
 }
 
-func appendMessageEnd(dst []byte, stopReason string, u usage) []byte {
+// AppendMessageEnd appends message_delta, with the stop reason and the
+// usage, and message_stop.
+func AppendMessageEnd(dst []byte, stopReason string, u Usage) []byte {
 	dst = append(dst, "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\""...)
 	dst = append(dst, stopReason...)
 	dst = append(dst, `","stop_sequence":null},"usage":`...)
-	dst = u.appendJSON(dst)
+	dst = u.AppendJSON(dst)
 	return append(dst, "}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"...)
 }

@@ -1,4 +1,4 @@
-package chatcompletions
+package messagesapi
 
 import (
 	"errors"
@@ -11,13 +11,33 @@ import (
 // events bounds it; a longer one ends the stream with an error event.
 const MaxChunk = eventstream.MaxEvent
 
+// Translator turns an upstream's events into a Messages stream (see
+// Reader).
+type Translator interface {
+	// Chunk appends the events for the data of one upstream event.
+	Chunk(dst, data []byte) []byte
+	// Fail appends an error event of type typ and ends the stream.
+	Fail(dst []byte, typ, msg string) []byte
+	// End appends what ends the stream when the upstream's body ended.
+	End(dst []byte) []byte
+	// Done reports whether the stream has ended.
+	Done() bool
+}
+
+// StrayLines is a Translator that is told the lines of the upstream body
+// that are no field of an event (Gemini ends a failed stream with an
+// error object written bare, over several lines).
+type StrayLines interface {
+	Stray(line []byte)
+}
+
 // maxTrailer bounds what is read of an upstream stream after the message
-// ended: its [DONE] and the end of its body, read so that the connection
-// can serve another request, as it would after a relay.
+// ended: a chat-completions [DONE] and the end of its body, read so that
+// the connection can serve another request, as it would after a relay.
 const maxTrailer = 64 << 10
 
-// Reader reads a chat-completions event stream from an upstream body and
-// yields the Messages stream Stream makes of it. A Read returns the events
+// Reader reads an upstream's event stream from its body and yields the
+// Messages stream a Translator makes of it. A Read returns the events
 // of every upstream event complete so far, as soon as one is, and never
 // waits for more while it has some: a proxy that flushes after each Read
 // flushes each upstream chunk's events together and at once, as it would
@@ -29,7 +49,7 @@ const maxTrailer = 64 << 10
 // never a bare end.
 type Reader struct {
 	src    io.Reader
-	stream *Stream
+	stream Translator
 
 	buf       []byte // upstream bytes not yet read as lines
 	data      []byte // the data of the event being read
@@ -45,7 +65,7 @@ type Reader struct {
 }
 
 // NewReader returns a Reader of the upstream body src for stream s.
-func NewReader(src io.Reader, s *Stream) *Reader {
+func NewReader(src io.Reader, s Translator) *Reader {
 	return &Reader{src: src, stream: s, buf: make([]byte, 0, 32<<10)}
 }
 
@@ -144,6 +164,9 @@ func (r *Reader) line(line []byte) {
 	}
 	field, value, comment := eventstream.Field(line)
 	if comment || string(field) != "data" {
+		if s, ok := r.stream.(StrayLines); ok && !comment && !eventstream.IsField(field) {
+			s.Stray(line)
+		}
 		return
 	}
 	if len(r.data)+len(value) > MaxChunk {

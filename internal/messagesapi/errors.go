@@ -1,0 +1,48 @@
+package messagesapi
+
+import (
+	"net/http"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
+)
+
+// ErrorType returns the Anthropic error type for an HTTP status.
+func ErrorType(status int) string {
+	switch status {
+	case http.StatusBadRequest, http.StatusUnprocessableEntity:
+		return "invalid_request_error"
+	case http.StatusUnauthorized:
+		return "authentication_error"
+	case http.StatusPaymentRequired, http.StatusForbidden:
+		return "permission_error"
+	case http.StatusNotFound:
+		return "not_found_error"
+	case http.StatusRequestEntityTooLarge:
+		return "request_too_large"
+	case http.StatusTooManyRequests:
+		return "rate_limit_error"
+	case 529, http.StatusServiceUnavailable:
+		return "overloaded_error"
+	}
+	if status >= 400 && status < 500 {
+		return "invalid_request_error"
+	}
+	return "api_error"
+}
+
+// AppendError appends the Anthropic error envelope with type typ and
+// message msg.
+func AppendError(dst []byte, typ, msg string) []byte {
+	dst = append(dst, `{"type":"error","error":{"type":`...)
+	dst = jsonstr.Quote(dst, []byte(typ))
+	dst = append(dst, `,"message":`...)
+	dst = jsonstr.Quote(dst, []byte(msg))
+	return append(dst, "}}"...)
+}
+
+// AppendErrorEvent appends an error event, as the Messages API sends one
+// after the first byte of a stream; the event line is what clients read.
+func AppendErrorEvent(dst []byte, typ, msg string) []byte {
+	dst = append(dst, "event: error\ndata: "...)
+	return append(AppendError(dst, typ, msg), "\n\n"...)
+}
