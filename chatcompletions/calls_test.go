@@ -3,6 +3,7 @@ package chatcompletions
 import (
 	"errors"
 	"fmt"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/toolcall"
 	"strings"
 	"testing"
 )
@@ -87,12 +88,12 @@ func TestGrowAndHoldStopTheTranslation(t *testing.T) {
 	tooMuch := errors.New("too much")
 	_, err = TranslateRequest(body, RequestOptions{Hold: func(bytes int) error {
 		held = bytes
-		if bytes > 500*callBytes {
+		if bytes > 500*toolcall.CallBytes {
 			return tooMuch
 		}
 		return nil
 	}})
-	if !errors.Is(err, tooMuch) || held <= 500*callBytes {
+	if !errors.Is(err, tooMuch) || held <= 500*toolcall.CallBytes {
 		t.Fatalf("err %v, held %d", err, held)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonout"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/toolcall"
 )
 
 // reasoningPlaceholder stands for the reasoning of a tool call message
@@ -20,7 +21,7 @@ type requestWriter struct {
 	opts    RequestOptions
 	names   map[string]string // client tool name -> the name the server gets
 	n       int               // messages written
-	pending calls             // tool calls of the last assistant message
+	pending toolcall.Pending  // tool calls of the last assistant message
 	orphans []uint64
 	scratch []byte
 }
@@ -129,7 +130,7 @@ func (w *requestWriter) user(content jsonscan.Value) {
 		switch string(b.Get("type").Name(&name)) {
 		case "tool_result":
 			id := b.Get("tool_use_id")
-			if !w.pending.answer(id) {
+			if _, ok := w.pending.Answer(id); !ok {
 				// A result of no call the server saw: tool messages must
 				// follow their call, so it is told as text.
 				w.markOrphan(k)
@@ -140,7 +141,7 @@ func (w *requestWriter) user(content jsonscan.Value) {
 			w.Raw(`"`)
 			w.toolResultText(b)
 			w.Raw(`","tool_call_id":`)
-			w.Str(idOf(id))
+			w.Str(toolcall.IDOf(id))
 			w.Raw("}")
 			for c := range b.Get("content").Elements() {
 				if c.Get("type").Is("image") {
@@ -239,7 +240,7 @@ func (w *requestWriter) orphanText(content jsonscan.Value) {
 			continue
 		}
 		w.Raw("Tool result ")
-		w.StrContent(idOf(b.Get("tool_use_id")))
+		w.StrContent(toolcall.IDOf(b.Get("tool_use_id")))
 		w.Raw(`:\n`)
 		w.toolResultText(b)
 		w.Raw(`\n\n`)
@@ -295,7 +296,7 @@ func (w *requestWriter) toolResultText(b jsonscan.Value) {
 // answerPending answers the calls left without a result (a turn the user
 // interrupted): every tool call must be answered before the next message.
 func (w *requestWriter) answerPending() {
-	for id := range w.pending.waiting {
+	for _, id := range w.pending.Waiting {
 		w.open("tool")
 		w.Raw(`"(no result)","tool_call_id":`)
 		w.Str(id)
@@ -363,9 +364,11 @@ func (w *requestWriter) assistant(content jsonscan.Value) {
 			}
 			i++
 			id := c.Get("id")
-			w.pending.add(w, id)
+			if w.pending.Add(id) {
+				w.Held(w.pending.Held())
+			}
 			w.Raw(`{"id":`)
-			w.Str(idOf(id))
+			w.Str(toolcall.IDOf(id))
 			w.Raw(`,"type":"function","function":{"name":`)
 			w.toolName(c.Get("name"))
 			w.Raw(`,"arguments":`)
