@@ -134,7 +134,7 @@ type AnswerOptions struct {
 	// other.
 	NoTags bool
 	// InputTokens stands in for the input usage when the server reports
-	// none (an estimate, see EstimateTokens).
+	// none (an estimate, see messagesapi.EstimateTokens).
 	InputTokens int
 	// Sign mints the signature of the thinking block made from the
 	// reasoning; it must not be nil (see DefaultSign).

@@ -5,6 +5,7 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonout"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
 // ErrNotMessages says a request body is not a Messages request.
@@ -22,7 +23,7 @@ type Translated struct {
 	// refuses names over 64 characters) back to the client's; nil when
 	// none was.
 	ToolNames map[string]string
-	// InputTokens estimates the input (see EstimateTokens).
+	// InputTokens estimates the input (see messagesapi.EstimateTokens).
 	InputTokens int
 }
 
@@ -51,7 +52,7 @@ func TranslateRequest(body []byte, opts RequestOptions) (t Translated, err error
 		}
 	}()
 	defer jsonout.Recover(&err)
-	t = Translated{Model: r.model.Str(), Stream: r.stream.Bool(), InputTokens: estimate(r.system, r.tools, msgs)}
+	t = Translated{Model: r.model.Str(), Stream: r.stream.Bool(), InputTokens: messagesapi.Estimate(r.system, r.tools, msgs)}
 	w := requestWriter{Writer: jsonout.Writer{Grow: opts.Grow, Hold: opts.Hold}, opts: opts}
 	w.names = w.toolNames(r.tools)
 	if len(w.names) > 0 {

@@ -143,7 +143,7 @@ func (t *OpenAI) RoundTrip(req *http.Request) (resp *http.Response, err error) {
 	if ep == messagesapi.CountTokens {
 		// Chat-completions servers count no tokens: an estimate, from the
 		// text, without asking the upstream.
-		n := chatcompletions.EstimateTokens(body)
+		n := messagesapi.EstimateTokens(body)
 		return localResponse(req, http.StatusOK, append(strconv.AppendInt([]byte(`{"input_tokens":`), int64(n), 10), '}')), nil
 	}
 	mem, err := newTranslation(tk)

@@ -1,4 +1,4 @@
-package chatcompletions
+package messagesapi
 
 import "github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 
@@ -15,14 +15,15 @@ const (
 // have no count_tokens endpoint, and Claude Code only needs the order of
 // magnitude for its context meter.
 func EstimateTokens(body []byte) int {
-	r := readMembers(jsonscan.Parse(body))
-	return estimate(r.system, r.tools, r.messages)
+	var v [3]jsonscan.Value
+	jsonscan.Parse(body).Pick([]string{"system", "tools", "messages"}, v[:])
+	return Estimate(v[0], v[1], v[2])
 }
 
-// estimate is EstimateTokens of a request's system prompt, tools and
+// Estimate is EstimateTokens of a request's system prompt, tools and
 // messages. The lengths of the string literals stand for the strings'
 // bytes: escapes count a little more, which an estimate can afford.
-func estimate(system, tools, messages jsonscan.Value) int {
+func Estimate(system, tools, messages jsonscan.Value) int {
 	n := len(system) + len(tools)
 	images := 0
 	var name [32]byte

@@ -1,0 +1,56 @@
+package gemini
+
+import "github.com/caddy-llm-thinking/caddy-llm-thinking/envelope"
+
+// Provider is the name envelopes of Gemini's signatures carry.
+const Provider = "gemini"
+
+// DummySignature is the thought signature Google documents for function
+// calls Gemini did not make (another model's, in history that moved to
+// Gemini): it skips the check, on the Gemini API and Vertex alike.
+const DummySignature = "skip_thought_signature_validator"
+
+// Signer seals and opens the envelopes of one upstream's signatures.
+type Signer struct {
+	// Key is the gateway's secret.
+	Key *envelope.Key
+	// Upstream names the upstream (its host:port): a signature of one is
+	// never given to another.
+	Upstream string
+}
+
+// RequestOptions say how to translate a request for one upstream.
+type RequestOptions struct {
+	// Model is the model the upstream gets; "" keeps the one asked for.
+	Model string
+	// Signer opens the envelopes of the history's thinking blocks.
+	Signer Signer
+	// Grow and Hold: as jsonout.Writer's.
+	Grow func(p []byte, n int) ([]byte, error)
+	Hold func(bytes int) error
+}
+
+// AnswerOptions say how to translate one answer.
+type AnswerOptions struct {
+	// Model is the model the answer names: the one the client asked for.
+	Model string
+	// Signer seals the envelopes of the answer's signatures.
+	Signer Signer
+	// InputTokens stands in for the input usage when the upstream reports
+	// none (an estimate).
+	InputTokens int
+}
+
+// Translated is a Messages request translated for Gemini.
+type Translated struct {
+	// Body is the generateContent request body.
+	Body []byte
+	// Model is the model the client asked for, which the answer names.
+	Model string
+	// Upstream is the model the upstream gets, which its path names.
+	Upstream string
+	// Stream reports that the client asked for a stream.
+	Stream bool
+	// InputTokens estimates the input.
+	InputTokens int
+}
