@@ -4,6 +4,7 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonout"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/toolcall"
 )
 
@@ -34,66 +35,16 @@ func (w *requestWriter) open(role string) {
 	w.Raw(`{"role":"` + role + `","content":`)
 }
 
-// hasText reports whether joined writes anything of v.
-func hasText(v jsonscan.Value) bool {
-	if v.Kind() == jsonscan.String {
-		return len(v) > 2
-	}
-	for b := range v.Elements() {
-		if t := b.Get("text"); b.Get("type").Is("text") && t.Kind() == jsonscan.String && len(t) > 2 {
-			return true
-		}
-	}
-	return false
-}
-
-// joined writes, escaped, a string, or the text of text blocks joined by
-// a blank line (a separator follows every block once one had text).
-func (w *requestWriter) joined(v jsonscan.Value) {
-	if v.Kind() == jsonscan.String {
-		w.StrContent(v)
-		return
-	}
-	wrote := false
-	for b := range v.Elements() {
-		if !b.Get("type").Is("text") {
-			continue
-		}
-		if wrote {
-			w.Raw(`\n\n`)
-		}
-		t := b.Get("text")
-		w.StrContent(t)
-		wrote = wrote || (t.Kind() == jsonscan.String && len(t) > 2)
-	}
-}
-
 // system writes the system prompt and the text of system messages as one
 // system message, when any has text.
 func (w *requestWriter) system(prompt, msgs jsonscan.Value) {
-	opened := false
-	part := func(v jsonscan.Value) {
-		if !hasText(v) {
-			return
-		}
-		if opened {
-			w.Raw(`\n\n`)
-		} else {
-			w.open("system")
-			w.Raw(`"`)
-			opened = true
-		}
-		w.joined(v)
+	if !messagesapi.HasSystem(prompt, msgs) {
+		return
 	}
-	part(prompt)
-	for m := range msgs.Elements() {
-		if m.Get("role").Is("system") {
-			part(m.Get("content"))
-		}
-	}
-	if opened {
-		w.Raw(`"}`)
-	}
+	w.open("system")
+	w.Raw(`"`)
+	messagesapi.WriteSystem(&w.Writer, prompt, msgs)
+	w.Raw(`"}`)
 }
 
 func (w *requestWriter) message(m jsonscan.Value) {
@@ -275,22 +226,7 @@ func (w *requestWriter) toolResultText(b jsonscan.Value) {
 	if b.Get("is_error").Bool() {
 		w.Raw("Error: ")
 	}
-	c := b.Get("content")
-	if c.Kind() == jsonscan.String {
-		w.StrContent(c)
-		return
-	}
-	first := true
-	for p := range c.Elements() {
-		if !p.Get("type").Is("text") {
-			continue
-		}
-		if !first {
-			w.Raw(`\n\n`)
-		}
-		first = false
-		w.StrContent(p.Get("text"))
-	}
+	messagesapi.WriteToolResult(&w.Writer, b)
 }
 
 // answerPending answers the calls left without a result (a turn the user
@@ -342,13 +278,13 @@ func (w *requestWriter) assistant(content jsonscan.Value) {
 		w.reasoningText(content)
 		w.Out = trimEscapedSpace(w.Out, start)
 		w.Raw(`\n</think>\n\n`)
-		w.joined(content)
+		messagesapi.WriteJoined(&w.Writer, content)
 		w.Raw(`"`)
 	case !text && calls > 0:
 		w.Raw("null")
 	default:
 		w.Raw(`"`)
-		w.joined(content)
+		messagesapi.WriteJoined(&w.Writer, content)
 		w.Raw(`"`)
 	}
 	w.reasoning(content, reasoning, calls > 0 || thought)
