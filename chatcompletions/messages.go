@@ -23,7 +23,7 @@ type requestWriter struct {
 	names   map[string]string // client tool name -> the name the server gets
 	n       int               // messages written
 	pending toolcall.Pending  // tool calls of the last assistant message
-	orphans []uint64
+	orphans toolcall.Orphans
 	scratch []byte
 }
 
@@ -73,7 +73,7 @@ func (w *requestWriter) user(content jsonscan.Value) {
 	}
 	parts, orphans := 0, false
 	firstText := false // the first part is text
-	clear(w.orphans)
+	w.orphans.Reset()
 	var name [32]byte
 	k := -1
 	for b := range content.Elements() {
@@ -84,7 +84,9 @@ func (w *requestWriter) user(content jsonscan.Value) {
 			if _, ok := w.pending.Answer(id); !ok {
 				// A result of no call the server saw: tool messages must
 				// follow their call, so it is told as text.
-				w.markOrphan(k)
+				if w.orphans.Mark(k) {
+					w.Held(w.orphans.Held())
+				}
 				orphans = true
 				continue
 			}
@@ -118,7 +120,7 @@ func (w *requestWriter) user(content jsonscan.Value) {
 	if parts == 1 && firstText {
 		w.Raw(`"`)
 		if orphans {
-			w.orphanText(content)
+			w.orphans.Write(&w.Writer, content)
 		} else {
 			for b := range content.Elements() {
 				if b.Get("type").Is("text") {
@@ -140,7 +142,7 @@ func (w *requestWriter) user(content jsonscan.Value) {
 	if orphans {
 		sep()
 		w.Raw(`{"type":"text","text":"`)
-		w.orphanText(content)
+		w.orphans.Write(&w.Writer, content)
 		w.Raw(`"}`)
 	}
 	k = -1
@@ -148,7 +150,7 @@ func (w *requestWriter) user(content jsonscan.Value) {
 		k++
 		switch string(b.Get("type").Name(&name)) {
 		case "tool_result":
-			if w.orphan(k) {
+			if w.orphans.Has(k) {
 				continue
 			}
 			for c := range b.Get("content").Elements() {
@@ -163,39 +165,6 @@ func (w *requestWriter) user(content jsonscan.Value) {
 		}
 	}
 	w.Raw("]}")
-}
-
-// markOrphan marks the k-th block of a user message a result of no call.
-func (w *requestWriter) markOrphan(k int) {
-	if k/64 >= len(w.orphans) {
-		before := cap(w.orphans)
-		w.orphans = append(w.orphans, make([]uint64, k/64+1-len(w.orphans))...)
-		if cap(w.orphans) != before {
-			w.Held(cap(w.orphans) * 8)
-		}
-	}
-	w.orphans[k/64] |= 1 << (k % 64)
-}
-
-// orphan reports whether the k-th block was marked.
-func (w *requestWriter) orphan(k int) bool {
-	return k/64 < len(w.orphans) && w.orphans[k/64]&(1<<(k%64)) != 0
-}
-
-// orphanText writes, escaped, the results of no call as text.
-func (w *requestWriter) orphanText(content jsonscan.Value) {
-	k := -1
-	for b := range content.Elements() {
-		k++
-		if !w.orphan(k) {
-			continue
-		}
-		w.Raw("Tool result ")
-		w.StrContent(toolcall.IDOf(b.Get("tool_use_id")))
-		w.Raw(`:\n`)
-		w.toolResultText(b)
-		w.Raw(`\n\n`)
-	}
 }
 
 // part writes a text or image content part.

@@ -7,8 +7,10 @@ const Provider = "gemini"
 
 // DummySignature is the thought signature Google documents for function
 // calls Gemini did not make (another model's, in history that moved to
-// Gemini): it skips the check, on the Gemini API and Vertex alike.
-const DummySignature = "skip_thought_signature_validator"
+// Gemini), "skip_thought_signature_validator", as the official SDKs send
+// it (the field is bytes: standard base64): it skips the check, on the
+// Gemini API and Vertex alike.
+const DummySignature = "c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I="
 
 // Signer seals and opens the envelopes of one upstream's signatures.
 type Signer struct {

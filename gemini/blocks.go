@@ -1,0 +1,193 @@
+package gemini
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"hash"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/envelope"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
+)
+
+// kind is the kind of the open content block.
+type kind uint8
+
+const (
+	none kind = iota
+	thinkingBlock
+	textBlock
+)
+
+// sink receives the content blocks of an answer as they are made: as the
+// events of a stream, or into a JSON message.
+type sink interface {
+	// open starts a thinking or text block.
+	open(k kind)
+	// delta adds to the open block the value of the string literal lit.
+	delta(k kind, lit []byte)
+	// close ends the open block; a thinking block with its signature.
+	close(k kind, signature string)
+	// thinking adds a whole thinking block of no text.
+	thinking(signature string)
+	// tool adds a whole tool_use block.
+	tool(id []byte, name jsonscan.Value, input []byte)
+}
+
+// blocks turns the parts of Gemini's answer into Messages content blocks,
+// part by part as they come, streamed or not, so that both give the same
+// blocks (and so the same block keys): consecutive thought parts make one
+// thinking block, consecutive text parts one text block; a signature on a
+// thought ends its block with it (envelope.This), one on a function call
+// rides in an empty thinking block just before its tool_use
+// (envelope.Next), one on a text part (the end of an answer without
+// calls, often an empty part of its own) in one just after the text
+// (envelope.Previous).
+type blocks struct {
+	opts  AnswerOptions
+	out   sink
+	open  kind
+	think hash.Hash // the open thinking block's text
+	sig   []byte    // the signature of its thought, when it came
+	calls int
+
+	hasSig  bool
+	scratch []byte
+}
+
+func newBlocks(opts AnswerOptions, out sink) blocks {
+	return blocks{opts: opts, out: out, think: sha256.New()}
+}
+
+// part takes one part of the answer.
+func (b *blocks) part(p jsonscan.Value) {
+	sig, signed := b.signatureOf(p)
+	if fc := p.Get("functionCall"); fc.Kind() == jsonscan.Object {
+		b.closeOpen()
+		if signed {
+			b.signatureBlock(envelope.Next, sig)
+		}
+		b.call(fc)
+		return
+	}
+	text := p.Get("text")
+	hasText := text.Kind() == jsonscan.String && len(text) > 2
+	if p.Get("thought").Bool() {
+		if b.open != thinkingBlock || b.hasSig {
+			b.closeOpen()
+			b.start(thinkingBlock)
+		}
+		if hasText {
+			b.thinkingDelta(text)
+		}
+		if signed {
+			b.sig, b.hasSig = append(b.sig[:0], sig...), true
+		}
+		return
+	}
+	if hasText {
+		if b.open != textBlock {
+			b.closeOpen()
+			b.start(textBlock)
+		}
+		b.out.delta(textBlock, text)
+	}
+	if signed {
+		b.closeOpen()
+		b.signatureBlock(envelope.Previous, sig)
+	}
+}
+
+// signatureOf returns a part's thoughtSignature.
+func (b *blocks) signatureOf(p jsonscan.Value) ([]byte, bool) {
+	lit := p.Get("thoughtSignature")
+	if lit.Kind() != jsonscan.String || len(lit) <= 2 {
+		return nil, false
+	}
+	sig, buf, ok := jsonstr.Value(b.scratch[:0], lit)
+	b.scratch = buf
+	return sig, ok
+}
+
+func (b *blocks) start(k kind) {
+	b.open = k
+	if k == thinkingBlock {
+		b.think.Reset()
+		b.sig, b.hasSig = b.sig[:0], false
+	}
+	b.out.open(k)
+}
+
+// thinkingDelta adds a thought's text.
+func (b *blocks) thinkingDelta(text jsonscan.Value) {
+	if v, buf, ok := jsonstr.Value(b.scratch[:0], text); ok {
+		b.think.Write(v)
+		b.scratch = buf
+	}
+	b.out.delta(thinkingBlock, text)
+}
+
+// closeOpen ends the open block; a thinking block is signed with the
+// envelope of its thought's signature, or of none.
+func (b *blocks) closeOpen() {
+	switch b.open {
+	case none:
+		return
+	case thinkingBlock:
+		var sum [sha256.Size]byte
+		b.think.Sum(sum[:0])
+		b.out.close(thinkingBlock, b.seal(envelope.This, sum, b.sig))
+	default:
+		b.out.close(b.open, "")
+	}
+	b.open = none
+}
+
+// signatureBlock adds an empty thinking block carrying sig.
+func (b *blocks) signatureBlock(place envelope.Place, sig []byte) {
+	b.out.thinking(b.seal(place, sha256.Sum256(nil), sig))
+}
+
+func (b *blocks) seal(place envelope.Place, text [sha256.Size]byte, sig []byte) string {
+	return envelope.Seal(b.opts.Signer.Key, envelope.Envelope{Provider: Provider, Upstream: b.opts.Signer.Upstream,
+		Place: place, Text: text, Payload: string(sig)})
+}
+
+// call adds the tool_use of a function call: its id is Gemini's, marked so
+// that it goes back to Gemini, or one of the translation's; its input the
+// arguments as Gemini wrote them.
+func (b *blocks) call(fc jsonscan.Value) {
+	b.calls++
+	var idBuf [96]byte
+	id := append(idBuf[:0], geminiIDPrefix...)
+	if v := fc.Get("id"); v.Kind() == jsonscan.String && plainID(v[1:len(v)-1]) {
+		id = append(id, v[1:len(v)-1]...)
+	} else {
+		var r [12]byte
+		_, _ = rand.Read(r[:])
+		id = base64.RawURLEncoding.AppendEncode(append(id[:0], mintedIDPrefix...), r[:])
+	}
+	input := []byte(fc.Get("args"))
+	if len(input) == 0 || input[0] != '{' {
+		input = []byte("{}")
+	}
+	b.out.tool(id, fc.Get("name"), input)
+}
+
+// plainID reports whether id may be a tool_use id as it is: letters,
+// digits, '_' and '-', at most 64 of them.
+func plainID(id []byte) bool {
+	if len(id) == 0 || len(id) > 64 {
+		return false
+	}
+	for _, c := range id {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// finish ends the last block.
+func (b *blocks) finish() { b.closeOpen() }

@@ -1,0 +1,163 @@
+package gemini
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+)
+
+// tools writes the client tools as function declarations, each schema as
+// parametersJsonSchema without $schema (Gemini takes JSON Schema there).
+// Server tools (web search and the like, which have no input_schema) have
+// no Gemini form and are left out.
+func (w *requestWriter) tools(tools jsonscan.Value) {
+	n := 0
+	for t := range tools.Elements() {
+		schema := t.Get("input_schema")
+		if schema.Kind() != jsonscan.Object {
+			continue
+		}
+		if n == 0 {
+			w.Raw(`,"tools":[{"functionDeclarations":[`)
+		} else {
+			w.Raw(",")
+		}
+		n++
+		w.Raw(`{"name":`)
+		w.Str(t.Get("name"))
+		if d := t.Get("description"); d.Kind() == jsonscan.String {
+			w.Raw(`,"description":`)
+			w.Str(d)
+		}
+		w.Raw(`,"parametersJsonSchema":{`)
+		first := true
+		for name, v := range schema.Members() {
+			if name == "$schema" {
+				continue
+			}
+			if !first {
+				w.Raw(",")
+			}
+			first = false
+			w.Quote([]byte(name))
+			w.Raw(":")
+			w.RawBytes(v)
+		}
+		w.Raw("}}")
+	}
+	if n > 0 {
+		w.Raw("]}]")
+	}
+}
+
+// toolConfig writes the function calling mode tool_choice asks for: auto,
+// any (a call is forced), a named tool (forced, and only it), or none.
+func (w *requestWriter) toolConfig(tc jsonscan.Value) {
+	if tc.Kind() != jsonscan.Object {
+		return
+	}
+	var name [32]byte
+	switch string(tc.Get("type").Name(&name)) {
+	case "auto":
+		w.Raw(`,"toolConfig":{"functionCallingConfig":{"mode":"AUTO"}}`)
+	case "any":
+		w.Raw(`,"toolConfig":{"functionCallingConfig":{"mode":"ANY"}}`)
+	case "none":
+		w.Raw(`,"toolConfig":{"functionCallingConfig":{"mode":"NONE"}}`)
+	case "tool":
+		w.Raw(`,"toolConfig":{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":[`)
+		w.Str(tc.Get("name"))
+		w.Raw("]}}")
+	}
+}
+
+// generationConfig writes what the generation config takes of the
+// request: max_tokens, temperature, top_p, top_k, stop_sequences and the
+// thinking config.
+func (w *requestWriter) generationConfig(r requestMembers, upstream string) {
+	n := 0
+	field := func(name string) {
+		if n == 0 {
+			w.Raw(`,"generationConfig":{`)
+		} else {
+			w.Raw(",")
+		}
+		n++
+		w.Raw(`"` + name + `":`)
+	}
+	if v := r.maxTokens; v.Kind() == jsonscan.Number {
+		field("maxOutputTokens")
+		w.Raw(strconv.FormatInt(max(v.Int(), 1), 10))
+	}
+	for _, f := range []struct {
+		name string
+		v    jsonscan.Value
+	}{{"temperature", r.temperature}, {"topP", r.topP}, {"topK", r.topK}} {
+		if f.v.Kind() == jsonscan.Number {
+			field(f.name)
+			w.RawBytes(f.v)
+		}
+	}
+	if v := r.stopSequences; v.Kind() == jsonscan.Array && v.Len() > 0 {
+		field("stopSequences")
+		w.RawBytes(v)
+	}
+	if cfg := thinkingConfig(r.thinking, r.outputConfig, w.gemini3, upstream); cfg != "" {
+		field("thinkingConfig")
+		w.Raw(cfg)
+	}
+	if n > 0 {
+		w.Raw("}")
+	}
+}
+
+// thinkingConfig returns the thinkingConfig a request's thinking config
+// asks for, "" for none. Gemini 3 thinks by level and cannot stop
+// thinking: an enabled budget up to 4096 tokens, or the effort low, is
+// "low", anything more "high"; disabled leaves the model's default. Older
+// models take a budget: enabled's, dynamic (-1) for adaptive, 0 for
+// disabled (Pro cannot go below 128). Thoughts are included whenever
+// thinking is on: they come back as thinking blocks.
+func thinkingConfig(cfg, outputConfig jsonscan.Value, gemini3 bool, model string) string {
+	if cfg.Kind() != jsonscan.Object {
+		return ""
+	}
+	var name [32]byte
+	typ := string(cfg.Get("type").Name(&name))
+	budget := cfg.Get("budget_tokens").Int()
+	if gemini3 {
+		level := "high"
+		switch typ {
+		case "enabled":
+			if budget > 0 && budget <= 4096 {
+				level = "low"
+			}
+		case "adaptive":
+			if outputConfig.Get("effort").Is("low") {
+				level = "low"
+			}
+		default:
+			return ""
+		}
+		return `{"includeThoughts":true,"thinkingLevel":"` + level + `"}`
+	}
+	pro := strings.Contains(model, "pro")
+	switch typ {
+	case "enabled":
+		if pro {
+			budget = min(max(budget, 128), 32768)
+		} else {
+			budget = min(max(budget, 0), 24576)
+		}
+		return `{"includeThoughts":true,"thinkingBudget":` + strconv.FormatInt(budget, 10) + "}"
+	case "adaptive":
+		return `{"includeThoughts":true,"thinkingBudget":-1}`
+	case "disabled":
+		if pro {
+			return `{"thinkingBudget":128}`
+		}
+		return `{"thinkingBudget":0}`
+	}
+	return ""
+}

@@ -1,0 +1,57 @@
+package gemini
+
+import (
+	"bytes"
+	"net/http"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
+)
+
+// maxErrorMessage bounds the message taken from an upstream error.
+const maxErrorMessage = 2048
+
+// ErrorBody returns the Anthropic error envelope for a Gemini error answer
+// of the given status: Google's message ({"error":{"message"}}, or the
+// body's text), under the type of that status.
+func ErrorBody(status int, body []byte) []byte {
+	return messagesapi.AppendError(nil, messagesapi.ErrorType(status), errorMessage(status, body))
+}
+
+// errorMessage finds the message of a Google error body; a stream's may
+// be an array of one.
+func errorMessage(status int, body []byte) string {
+	body = bytes.TrimSpace(body)
+	msg := ""
+	if jsonscan.Valid(body) {
+		v := jsonscan.Parse(body)
+		if v.Kind() == jsonscan.Array {
+			v = v.Index(0)
+		}
+		msg = v.Get("error", "message").Str()
+	} else if utf8.Valid(body) {
+		msg = string(body)
+	}
+	if msg == "" {
+		msg = "upstream answered " + strconv.Itoa(status) + " " + http.StatusText(status)
+	}
+	if len(msg) > maxErrorMessage {
+		cut := maxErrorMessage
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut] + "…"
+	}
+	return msg
+}
+
+// errorStatus returns the HTTP status of a Google error object: its code,
+// else 500.
+func errorStatus(errObj jsonscan.Value) int {
+	if c := errObj.Get("code").Int(); c >= 400 && c < 600 {
+		return int(c)
+	}
+	return http.StatusInternalServerError
+}

@@ -1,0 +1,176 @@
+package gemini
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonout"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/toolcall"
+)
+
+// ErrNotMessages says a request body is not a Messages request.
+var ErrNotMessages = errors.New("not a Messages request: want a JSON object with a messages array")
+
+// requestMembers are the top-level members of a Messages request that the
+// translation reads, read in one walk over it.
+type requestMembers struct {
+	model, stream, messages, system, tools, toolChoice, maxTokens, temperature,
+	topP, topK, stopSequences, thinking, outputConfig jsonscan.Value
+}
+
+var memberNames = []string{"model", "stream", "messages", "system", "tools", "tool_choice", "max_tokens", "temperature",
+	"top_p", "top_k", "stop_sequences", "thinking", "output_config"}
+
+func readMembers(root jsonscan.Value) requestMembers {
+	var v [13]jsonscan.Value
+	root.Pick(memberNames, v[:])
+	return requestMembers{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12]}
+}
+
+// TranslateRequest translates a Messages request body into a Gemini
+// generateContent request: the system prompt and system messages become
+// systemInstruction; messages become contents, user and model, with tool
+// uses as function calls and tool results as function responses right
+// after the calls they answer (calls left without one get a placeholder
+// response); each signature a thinking block's envelope carries goes back
+// on the part it came on, and a function call of the current turn that
+// Gemini did not make gets DummySignature; tools become function
+// declarations (their JSON Schema as parametersJsonSchema, without
+// $schema), tool_choice the function calling mode, and max_tokens,
+// temperature, top_p, top_k, stop_sequences and the thinking config the
+// generation config. No field the Messages API alone defines is forwarded.
+func TranslateRequest(body []byte, opts RequestOptions) (t Translated, err error) {
+	if !jsonscan.Valid(body) {
+		return Translated{}, ErrNotMessages
+	}
+	root := jsonscan.Parse(body)
+	r := readMembers(root)
+	if root.Kind() != jsonscan.Object || r.messages.Kind() != jsonscan.Array {
+		return Translated{}, ErrNotMessages
+	}
+	defer func() {
+		if err != nil {
+			t = Translated{}
+		}
+	}()
+	defer jsonout.Recover(&err)
+	t = Translated{Model: r.model.Str(), Stream: r.stream.Bool(), InputTokens: messagesapi.Estimate(r.system, r.tools, r.messages)}
+	t.Upstream = t.Model
+	if opts.Model != "" {
+		t.Upstream = opts.Model
+	}
+	w := requestWriter{Writer: jsonout.Writer{Grow: opts.Grow, Hold: opts.Hold}, opts: opts, gemini3: thinksByLevel(t.Upstream)}
+	w.Room(len(body))
+	w.Raw(`{"contents":[`)
+	w.contents(r.messages)
+	w.Raw("]")
+	if messagesapi.HasSystem(r.system, r.messages) {
+		w.Raw(`,"systemInstruction":{"parts":[{"text":"`)
+		messagesapi.WriteSystem(&w.Writer, r.system, r.messages)
+		w.Raw(`"}]}`)
+	}
+	w.tools(r.tools)
+	w.toolConfig(r.toolChoice)
+	w.generationConfig(r, t.Upstream)
+	w.Raw("}")
+	t.Body = w.Out
+	return t, nil
+}
+
+// thinksByLevel reports whether a model takes thinkingLevel and wants its
+// function calls signed: Gemini 3 and later, and any model not known to be
+// older.
+func thinksByLevel(model string) bool {
+	model = strings.TrimPrefix(model, "models/")
+	return !strings.HasPrefix(model, "gemini-1") && !strings.HasPrefix(model, "gemini-2")
+}
+
+// requestWriter writes the contents of a generateContent request.
+type requestWriter struct {
+	jsonout.Writer
+	opts    RequestOptions
+	gemini3 bool
+	n       int // contents written
+
+	// The function calls of the last model content waiting for their
+	// responses: their ids, and by place their names and Gemini's ids.
+	pending toolcall.Pending
+	names   []jsonscan.Value
+	ids     []jsonscan.Value
+	orphans toolcall.Orphans
+	scratch []byte
+
+	// Of the model content being written: where its last part ends, and
+	// whether it holds a signature; the signature of the next part.
+	partEnd    int
+	partSigned bool
+	nextSig    []byte
+	parts      int
+	calls      int
+}
+
+// contents writes the messages as contents.
+func (w *requestWriter) contents(msgs jsonscan.Value) {
+	current := currentTurn(msgs)
+	var role [32]byte
+	i := -1
+	for m := range msgs.Elements() {
+		i++
+		switch string(m.Get("role").Name(&role)) {
+		case "system":
+			// In systemInstruction.
+		case "assistant":
+			w.answerPending()
+			w.model(m.Get("content"), i > current)
+		default:
+			w.user(m.Get("content"))
+		}
+	}
+	w.answerPending()
+}
+
+// currentTurn returns the index of the last user message with content of
+// its own, not only tool results: the function calls after it are the
+// current turn's, whose signatures Gemini checks.
+func currentTurn(msgs jsonscan.Value) int {
+	last, i := -1, -1
+	var name [32]byte
+	for m := range msgs.Elements() {
+		i++
+		if !m.Get("role").Is("user") {
+			continue
+		}
+		c := m.Get("content")
+		if c.Kind() == jsonscan.String {
+			last = i
+			continue
+		}
+		for b := range c.Elements() {
+			if t := string(b.Get("type").Name(&name)); t == "text" || t == "image" || t == "document" {
+				last = i
+				break
+			}
+		}
+	}
+	return last
+}
+
+// open starts a content of role.
+func (w *requestWriter) open(role string) {
+	if w.n > 0 {
+		w.Raw(",")
+	}
+	w.n++
+	w.Raw(`{"role":"` + role + `","parts":[`)
+	w.parts = 0
+}
+
+// part starts a part.
+func (w *requestWriter) part() {
+	if w.parts > 0 {
+		w.Raw(",")
+	}
+	w.parts++
+}

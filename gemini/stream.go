@@ -1,0 +1,212 @@
+package gemini
+
+import (
+	"bytes"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
+)
+
+// Stream turns the events of a Gemini stream (alt=sse: each event's data a
+// whole GenerateContentResponse with the parts of that chunk) into the
+// events of a Messages stream, as they come: message_start with the first,
+// then thinking, text and tool_use blocks (see blocks), then message_delta
+// and message_stop with the chunk that carries finishReason. An error
+// object, in an event or written bare after the last one, ends the stream
+// with an error event. It implements messagesapi.Translator.
+//
+// A Stream is not safe for concurrent use.
+type Stream struct {
+	opts     AnswerOptions
+	modelLit []byte
+	b        blocks
+	sse      sseSink
+
+	started, ended bool
+	finish         []byte
+	usage          usage
+	blocked        bool
+	stray          []byte // lines of a bare error object
+}
+
+// maxStray bounds what is kept of lines that are no event's.
+const maxStray = 64 << 10
+
+// NewStream returns a Stream for one answer.
+func NewStream(opts AnswerOptions) *Stream {
+	s := &Stream{opts: opts, modelLit: jsonstr.Quote(nil, []byte(opts.Model))}
+	s.b = newBlocks(opts, &s.sse)
+	return s
+}
+
+// Done reports whether the stream has ended.
+func (s *Stream) Done() bool { return s.ended }
+
+// Stray keeps a line that is no event's: Gemini ends a stream that failed
+// after its first byte with its error object written bare.
+func (s *Stream) Stray(line []byte) {
+	if len(s.stray)+len(line) <= maxStray {
+		s.stray = append(append(s.stray, line...), '\n')
+	}
+}
+
+// Chunk appends the events for the data of one event.
+func (s *Stream) Chunk(dst, data []byte) []byte {
+	if s.ended {
+		return dst
+	}
+	data = bytes.TrimSpace(data)
+	if !jsonscan.Valid(data) {
+		return s.Fail(dst, "api_error", "the upstream sent an event that is not JSON")
+	}
+	v := jsonscan.Parse(data)
+	if v.Kind() == jsonscan.Array { // a client that asked without alt=sse
+		v = v.Index(0)
+	}
+	if e := v.Get("error"); e.Exists() {
+		status := errorStatus(e)
+		return s.Fail(dst, messagesapi.ErrorType(status), errorMessage(status, data))
+	}
+	if !s.started {
+		s.started = true
+		dst = messagesapi.AppendMessageStart(dst, messageID(v.Get("responseId")), s.modelLit)
+	}
+	s.sse.dst = dst
+	cand := v.Get("candidates").Index(0)
+	for p := range cand.Get("content", "parts").Elements() {
+		s.b.part(p)
+	}
+	if u := v.Get("usageMetadata"); u.Exists() {
+		s.usage.read(u)
+	}
+	if v.Get("promptFeedback", "blockReason").Exists() && !cand.Exists() {
+		s.blocked = true
+		s.finish = append(s.finish[:0], "BLOCKED"...)
+	}
+	if f := cand.Get("finishReason"); f.Kind() == jsonscan.String {
+		s.finish = append(s.finish[:0], f[1:len(f)-1]...)
+	}
+	dst = s.sse.dst
+	if s.finish != nil {
+		dst = s.end(dst)
+	}
+	return dst
+}
+
+// End ends the stream when the upstream's body ended: after an error
+// object written bare, with its error; before finishReason, with an error.
+func (s *Stream) End(dst []byte) []byte {
+	if s.ended {
+		return dst
+	}
+	if stray := bytes.TrimSpace(s.stray); len(stray) > 0 && jsonscan.Valid(stray) {
+		v := jsonscan.Parse(stray)
+		if v.Kind() == jsonscan.Array {
+			v = v.Index(0)
+		}
+		if e := v.Get("error"); e.Exists() {
+			status := errorStatus(e)
+			return s.Fail(dst, messagesapi.ErrorType(status), errorMessage(status, stray))
+		}
+	}
+	if !s.started {
+		return s.Fail(dst, "api_error", "the upstream's stream ended without an answer")
+	}
+	return s.Fail(dst, "api_error", "the upstream's stream ended before its answer was complete")
+}
+
+// Fail appends an error event and ends the stream.
+func (s *Stream) Fail(dst []byte, typ, msg string) []byte {
+	if s.ended {
+		return dst
+	}
+	s.ended = true
+	return messagesapi.AppendErrorEvent(dst, typ, msg)
+}
+
+// end closes the last block and writes message_delta and message_stop.
+func (s *Stream) end(dst []byte) []byte {
+	s.sse.dst = dst
+	s.b.finish()
+	s.ended = true
+	return messagesapi.AppendMessageEnd(s.sse.dst, stopReason(s.finish, s.b.calls, s.blocked), s.usage.messages(s.opts.InputTokens))
+}
+
+// messageID returns the id of the message of responseId: its own, when
+// it can be one.
+func messageID(responseID jsonscan.Value) []byte {
+	if responseID.Kind() == jsonscan.String && plainID(responseID[1:len(responseID)-1]) {
+		return responseID[1 : len(responseID)-1]
+	}
+	return []byte("gemini")
+}
+
+// sseSink writes blocks as the events of a Messages stream.
+type sseSink struct {
+	dst    []byte
+	index  int
+	blocks int
+}
+
+func (s *sseSink) next() int {
+	if s.blocks > 0 {
+		s.index++
+	}
+	s.blocks++
+	return s.index
+}
+
+func (s *sseSink) open(k kind) {
+	s.dst = messagesapi.AppendBlockStartHead(s.dst, s.next())
+	if k == thinkingBlock {
+		s.dst = append(s.dst, messagesapi.ThinkingStart+messagesapi.BlockStartEnd...)
+	} else {
+		s.dst = append(s.dst, messagesapi.TextStart+messagesapi.BlockStartEnd...)
+	}
+}
+
+func (s *sseSink) delta(k kind, lit []byte) {
+	head := messagesapi.TextDeltaHead
+	if k == thinkingBlock {
+		head = messagesapi.ThinkingDeltaHead
+	}
+	s.dst = messagesapi.AppendDeltaHead(s.dst, s.index, head)
+	s.dst = append(s.dst, lit...)
+	s.dst = messagesapi.AppendDeltaTail(s.dst)
+}
+
+func (s *sseSink) close(k kind, signature string) {
+	if k == thinkingBlock {
+		s.dst = messagesapi.AppendDeltaHead(s.dst, s.index, messagesapi.SignatureDeltaHead)
+		s.dst = jsonstr.Quote(s.dst, []byte(signature))
+		s.dst = messagesapi.AppendDeltaTail(s.dst)
+	}
+	s.dst = messagesapi.AppendBlockStop(s.dst, s.index)
+}
+
+func (s *sseSink) thinking(signature string) {
+	s.open(thinkingBlock)
+	s.close(thinkingBlock, signature)
+}
+
+func (s *sseSink) tool(id []byte, name jsonscan.Value, input []byte) {
+	s.dst = messagesapi.AppendBlockStartHead(s.dst, s.next())
+	s.dst = append(s.dst, `{"type":"tool_use","id":`...)
+	s.dst = jsonstr.Quote(s.dst, id)
+	s.dst = append(s.dst, `,"name":`...)
+	s.dst = appendName(s.dst, name)
+	s.dst = append(s.dst, `,"input":{}}`+messagesapi.BlockStartEnd...)
+	s.dst = messagesapi.AppendDeltaHead(s.dst, s.index, messagesapi.InputDeltaHead)
+	s.dst = jsonstr.Quote(s.dst, input)
+	s.dst = messagesapi.AppendDeltaTail(s.dst)
+	s.dst = messagesapi.AppendBlockStop(s.dst, s.index)
+}
+
+// appendName appends a function's name literal, "" when it has none.
+func appendName(dst []byte, name jsonscan.Value) []byte {
+	if name.Kind() != jsonscan.String {
+		return append(dst, `""`...)
+	}
+	return append(dst, name...)
+}

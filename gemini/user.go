@@ -1,0 +1,164 @@
+package gemini
+
+import (
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
+)
+
+// user writes a user message as a user content: the responses to the last
+// model content's function calls first (each call must have one: those
+// the message does not answer get a placeholder), then the results of no
+// call Gemini saw, as text, then the message's text, images and documents.
+func (w *requestWriter) user(content jsonscan.Value) {
+	u := userWriter{w: w}
+	if content.Kind() == jsonscan.String {
+		u.placeholders()
+		if len(content) > 2 {
+			u.start()
+			w.Raw(`{"text":`)
+			w.Str(content)
+			w.Raw("}")
+		}
+		u.close()
+		return
+	}
+	w.orphans.Reset()
+	orphans := false
+	var name [32]byte
+	k := -1
+	for b := range content.Elements() {
+		k++
+		if !b.Get("type").Is("tool_result") {
+			continue
+		}
+		place, ok := w.pending.Answer(b.Get("tool_use_id"))
+		if !ok {
+			if w.orphans.Mark(k) {
+				w.Held(w.orphans.Held())
+			}
+			orphans = true
+			continue
+		}
+		u.start()
+		w.response(place, b)
+	}
+	u.placeholders()
+	if orphans {
+		u.start()
+		w.Raw(`{"text":"`)
+		w.orphans.Write(&w.Writer, content)
+		w.Raw(`"}`)
+	}
+	k = -1
+	for b := range content.Elements() {
+		k++
+		switch string(b.Get("type").Name(&name)) {
+		case "tool_result":
+			if w.orphans.Has(k) {
+				continue
+			}
+			for c := range b.Get("content").Elements() {
+				if c.Get("type").Is("image") {
+					u.start()
+					w.media(c)
+				}
+			}
+		case "text":
+			if t := b.Get("text"); len(t) > 2 {
+				u.start()
+				w.Raw(`{"text":`)
+				w.Str(t)
+				w.Raw("}")
+			}
+		case "image", "document":
+			u.start()
+			w.media(b)
+		}
+	}
+	u.close()
+}
+
+// answerPending writes the placeholder responses of the calls left
+// without one, in a user content of their own: a model content follows.
+func (w *requestWriter) answerPending() {
+	u := userWriter{w: w}
+	u.placeholders()
+	u.close()
+}
+
+// userWriter writes the parts of one user content, opened at its first.
+type userWriter struct {
+	w      *requestWriter
+	opened bool
+}
+
+func (u *userWriter) start() {
+	if !u.opened {
+		u.w.open("user")
+		u.opened = true
+	}
+	u.w.part()
+}
+
+func (u *userWriter) close() {
+	if u.opened {
+		u.w.Raw("]}")
+	}
+}
+
+// placeholders answers every call still waiting, and forgets the calls.
+func (u *userWriter) placeholders() {
+	w := u.w
+	for place := range w.pending.Waiting {
+		u.start()
+		w.Raw(`{"functionResponse":{"name":`)
+		w.Str(w.names[place])
+		w.responseID(place)
+		w.Raw(`,"response":{"output":"(no result)"}}}`)
+	}
+	w.names, w.ids = w.names[:0], w.ids[:0]
+}
+
+// response writes the function response of the call at place: the tool
+// result's text as its output, or as its error.
+func (w *requestWriter) response(place int, b jsonscan.Value) {
+	w.Raw(`{"functionResponse":{"name":`)
+	w.Str(w.names[place])
+	w.responseID(place)
+	if b.Get("is_error").Bool() {
+		w.Raw(`,"response":{"error":"`)
+	} else {
+		w.Raw(`,"response":{"output":"`)
+	}
+	messagesapi.WriteToolResult(&w.Writer, b)
+	w.Raw(`"}}}`)
+}
+
+// responseID writes the id Gemini gave the call at place, if it gave one.
+func (w *requestWriter) responseID(place int) {
+	if id := w.ids[place]; id != nil {
+		w.Raw(`,"id":`)
+		w.Quote(id)
+	}
+}
+
+// media writes an image or a document: inline data from base64, a file
+// from a URL.
+func (w *requestWriter) media(b jsonscan.Value) {
+	src := b.Get("source")
+	if src.Get("type").Is("base64") {
+		w.Raw(`{"inlineData":{"mimeType":`)
+		w.Str(src.Get("media_type"))
+		w.Raw(`,"data":`)
+		w.Str(src.Get("data"))
+		w.Raw("}}")
+		return
+	}
+	w.Raw(`{"fileData":{"fileUri":`)
+	w.Str(src.Get("url"))
+	if mt := src.Get("media_type"); mt.Kind() == jsonscan.String {
+		w.Raw(`,"mimeType":`)
+		w.Str(mt)
+	}
+	w.Raw("}}")
+}

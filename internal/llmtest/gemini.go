@@ -1,0 +1,364 @@
+package llmtest
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+)
+
+// GeminiDummySignature is the dummy thought signature Google documents for
+// function calls Gemini did not make, as the official SDKs send it: the
+// standard base64 of "skip_thought_signature_validator".
+var GeminiDummySignature = base64.StdEncoding.EncodeToString([]byte("skip_thought_signature_validator"))
+
+// GeminiUpstream is a mock of the Gemini API on 127.0.0.1 that answers
+// POST /v1beta/models/{model}:generateContent and
+// :streamGenerateContent?alt=sse as Gemini 3 does, and refuses what Gemini
+// 3 refuses, with Google's words and envelope: a request field Gemini does
+// not know; a function call of the current turn (since the last user
+// content of its own) that is the first of its content and carries no
+// thought signature; a signature it did not issue, or issued for another
+// part ("Corrupted thought signature."), the documented dummy aside; as
+// many function responses as calls, right after them, with their ids; a
+// wrong key. Replies are scripted: "[tool]" in the last user text asks for
+// a Bash call ("[parallel]" for two at once, the second unsigned), anything
+// else gets "{name} answer {n}."; each after the thought "{name} thinks
+// #{n}." when thoughts are asked for. A call carries its signature and an
+// id; an answer without calls its signature on its last part (in a stream,
+// an empty part of its own in the last chunk, as Gemini 3 sends it). It is
+// safe for concurrent use.
+type GeminiUpstream struct {
+	name string
+	srv  *httptest.Server
+
+	mu        sync.Mutex
+	received  []*Received
+	responses int
+	issued    map[string]string // signature -> the part it was issued on
+	key       string
+	fail      []scriptedFailure
+	model     string
+}
+
+// NewGeminiUpstream starts a mock Gemini API; name appears in its ids and
+// texts. Close it when done.
+func NewGeminiUpstream(name string) *GeminiUpstream {
+	u := &GeminiUpstream{name: name, issued: make(map[string]string)}
+	u.srv = startLocal(http.HandlerFunc(u.serveHTTP))
+	return u
+}
+
+// HostPort returns the listening address, "127.0.0.1:PORT".
+func (u *GeminiUpstream) HostPort() string { return strings.TrimPrefix(u.srv.URL, "http://") }
+
+// URL returns the base URL, "http://127.0.0.1:PORT".
+func (u *GeminiUpstream) URL() string { return u.srv.URL }
+
+// Close stops the server.
+func (u *GeminiUpstream) Close() { u.srv.Close() }
+
+// RequireKey makes every request without "x-goog-api-key: key" answer 400,
+// as Gemini answers a wrong key.
+func (u *GeminiUpstream) RequireKey(key string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.key = key
+}
+
+// ServeModel makes every request for another model answer 404; "" serves
+// any.
+func (u *GeminiUpstream) ServeModel(model string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.model = model
+}
+
+// FailNext makes the next request get status with body as it is.
+func (u *GeminiUpstream) FailNext(status int, body string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.fail = append(u.fail, scriptedFailure{status, body})
+}
+
+// Requests returns a copy of every request received, in order.
+func (u *GeminiUpstream) Requests() []Received {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	out := make([]Received, len(u.received))
+	for i, r := range u.received {
+		out[i] = r.clone()
+	}
+	return out
+}
+
+// Thought returns the thought of the n-th answer (from 1).
+func (u *GeminiUpstream) Thought(n int) string { return fmt.Sprintf("%s thinks #%d.", u.name, n) }
+
+// Signatures returns every signature the upstream issued, by the part it
+// was issued on ("call Bash", "text").
+func (u *GeminiUpstream) Signatures() map[string]string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	out := make(map[string]string, len(u.issued))
+	for k, v := range u.issued {
+		out[k] = v
+	}
+	return out
+}
+
+// GeminiError returns Google's error envelope.
+func GeminiError(code int, status, msg string) []byte {
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{"code": code, "message": msg, "status": status}})
+	return b
+}
+
+func (u *GeminiUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	rec := &Received{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header.Clone(), Body: body}
+	u.mu.Lock()
+	u.received = append(u.received, rec)
+	var failure *scriptedFailure
+	if len(u.fail) > 0 {
+		failure = &u.fail[0]
+		u.fail = u.fail[1:]
+	}
+	key, served := u.key, u.model
+	u.mu.Unlock()
+
+	reply := func(status int, ctype string, b []byte) {
+		w.Header().Set("Content-Type", ctype)
+		w.WriteHeader(status)
+		w.Write(b)
+		u.mu.Lock()
+		rec.Status, rec.Response = status, append(rec.Response, b...)
+		u.mu.Unlock()
+	}
+	fail := func(code int, status, msg string) {
+		u.mu.Lock()
+		rec.ErrorMessage = msg
+		u.mu.Unlock()
+		reply(code, "application/json; charset=UTF-8", GeminiError(code, status, msg))
+	}
+	model, method, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/v1beta/models/"), ":")
+	switch {
+	case r.Method != http.MethodPost || !strings.HasPrefix(r.URL.Path, "/v1beta/models/") || !ok ||
+		(method != "generateContent" && method != "streamGenerateContent"):
+		fail(http.StatusNotFound, "NOT_FOUND", "Requested entity was not found.")
+		return
+	case failure != nil:
+		reply(failure.status, "application/json; charset=UTF-8", []byte(failure.body))
+		return
+	case key != "" && r.Header.Get("X-Goog-Api-Key") != key:
+		fail(http.StatusBadRequest, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.")
+		return
+	case served != "" && model != served:
+		fail(http.StatusNotFound, "NOT_FOUND", fmt.Sprintf("models/%s is not found for API version v1beta, or is not supported for generateContent.", model))
+		return
+	case method == "streamGenerateContent" && r.URL.Query().Get("alt") != "sse":
+		fail(http.StatusBadRequest, "INVALID_ARGUMENT", "the mock streams with alt=sse only")
+		return
+	}
+	req, msg := parseGemRequest(body)
+	if msg == "" {
+		u.mu.Lock()
+		msg = u.violation(req)
+		u.mu.Unlock()
+	}
+	if msg != "" {
+		fail(http.StatusBadRequest, "INVALID_ARGUMENT", msg)
+		return
+	}
+	u.mu.Lock()
+	u.responses++
+	rep := u.compose(req, u.responses, model)
+	u.mu.Unlock()
+	if method == "streamGenerateContent" {
+		u.stream(w, rec, rep)
+		return
+	}
+	reply(http.StatusOK, "application/json; charset=UTF-8", rep.json())
+}
+
+// violation returns Google's message for a request Gemini 3 refuses, or
+// "". Called with u.mu held.
+func (u *GeminiUpstream) violation(req *gemRequest) string {
+	current := req.currentTurn()
+	for i, c := range req.Contents {
+		calls, first := 0, true
+		for _, p := range c.Parts {
+			if p.ThoughtSignature != "" && p.ThoughtSignature != GeminiDummySignature {
+				on, ok := u.issued[p.ThoughtSignature]
+				if !ok || (on != "text" && (p.FunctionCall == nil || on != "call "+p.FunctionCall.Name)) {
+					return "Corrupted thought signature."
+				}
+			}
+			if p.FunctionCall == nil {
+				continue
+			}
+			calls++
+			if first && i > current && p.ThoughtSignature == "" {
+				return fmt.Sprintf("Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, "+
+					"and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:%s` , position %d. "+
+					"Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.", p.FunctionCall.Name, i+1)
+			}
+			first = false
+		}
+		if calls == 0 {
+			continue
+		}
+		if c.Role != "model" {
+			return "Please ensure that function call turn comes immediately after a user turn or after a function response turn."
+		}
+		var next []gemPart
+		if i+1 < len(req.Contents) {
+			next = req.Contents[i+1].Parts
+		}
+		var answers []*gemFunctionAnswer
+		for _, p := range next {
+			if p.FunctionResponse != nil {
+				answers = append(answers, p.FunctionResponse)
+			}
+		}
+		if i+1 < len(req.Contents) && len(answers) != calls {
+			return "Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn."
+		}
+		k := 0
+		for _, p := range c.Parts {
+			if p.FunctionCall == nil || k >= len(answers) {
+				continue
+			}
+			if a := answers[k]; a.ID != p.FunctionCall.ID || a.Name != p.FunctionCall.Name {
+				return "functionResponse.id does not match functionCall.id"
+			}
+			k++
+		}
+	}
+	return ""
+}
+
+// geminiReply is what a GeminiUpstream answers: a thought, then text or
+// function calls, in parts.
+type geminiReply struct {
+	id, model string
+	thought   string // "" when thoughts were not asked for
+	text      string
+	calls     []gemFunctionCall
+	sig       string // on the first call, else on the last part
+	prompt    int
+}
+
+// compose makes the n-th reply. Called with u.mu held.
+func (u *GeminiUpstream) compose(req *gemRequest, n int, model string) geminiReply {
+	rep := geminiReply{id: fmt.Sprintf("gresp-%s-%d", u.name, n), model: model, prompt: 100 + 10*len(req.Contents), sig: u.newSignature()}
+	if g := req.GenerationConfig; g != nil && g.ThinkingConfig != nil && g.ThinkingConfig.IncludeThoughts {
+		rep.thought = u.Thought(n)
+	}
+	last := req.lastText()
+	tool := ""
+	for _, t := range req.Tools {
+		for _, d := range t.FunctionDeclarations {
+			if tool == "" || d.Name == "Bash" {
+				tool = d.Name
+			}
+		}
+	}
+	if strings.Contains(last, "[tool]") && tool != "" {
+		calls := 1
+		if strings.Contains(last, "[parallel]") {
+			calls = 2
+		}
+		for k := range calls {
+			rep.calls = append(rep.calls, gemFunctionCall{ID: fmt.Sprintf("gcall-%s-%d-%d", u.name, n, k), Name: tool,
+				Args: json.RawMessage(fmt.Sprintf(`{"command":"echo %s %d"}`, u.name, k))})
+		}
+		u.issued[rep.sig] = "call " + tool
+		return rep
+	}
+	rep.text = fmt.Sprintf("%s answer %d.", u.name, n)
+	u.issued[rep.sig] = "text"
+	return rep
+}
+
+// newSignature returns a signature of Gemini's look: standard base64, as
+// Google's thought signatures are.
+func (u *GeminiUpstream) newSignature() string {
+	var b [48]byte
+	_, _ = rand.Read(b[:])
+	return base64.StdEncoding.EncodeToString(b[:])
+}
+
+// parts returns the reply's parts: whole, or as a stream sends them in
+// chunks (the text in two, the signature of an answer without calls in an
+// empty part of its own).
+func (r geminiReply) parts(stream bool) [][]map[string]any {
+	var chunks [][]map[string]any
+	if r.thought != "" {
+		chunks = append(chunks, []map[string]any{{"text": r.thought, "thought": true}})
+	}
+	if len(r.calls) > 0 {
+		var calls []map[string]any
+		for i, c := range r.calls {
+			p := map[string]any{"functionCall": map[string]any{"id": c.ID, "name": c.Name, "args": c.Args}}
+			if i == 0 {
+				p["thoughtSignature"] = r.sig
+			}
+			calls = append(calls, p)
+		}
+		return append(chunks, calls)
+	}
+	if !stream {
+		return append(chunks, []map[string]any{{"text": r.text, "thoughtSignature": r.sig}})
+	}
+	half := len(r.text) / 2
+	return append(chunks, []map[string]any{{"text": r.text[:half]}}, []map[string]any{{"text": r.text[half:]}},
+		[]map[string]any{{"text": "", "thoughtSignature": r.sig}})
+}
+
+func (r geminiReply) usage() map[string]any {
+	return map[string]any{"promptTokenCount": r.prompt, "candidatesTokenCount": 20, "thoughtsTokenCount": 30,
+		"totalTokenCount": r.prompt + 50, "cachedContentTokenCount": 40}
+}
+
+// response returns one GenerateContentResponse of parts; last adds the
+// finish reason.
+func (r geminiReply) response(parts []map[string]any, last bool) []byte {
+	cand := map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "index": 0}
+	if last {
+		cand["finishReason"] = "STOP"
+	}
+	b, _ := json.Marshal(map[string]any{"candidates": []any{cand}, "usageMetadata": r.usage(), "modelVersion": r.model, "responseId": r.id})
+	return b
+}
+
+// json returns the whole answer.
+func (r geminiReply) json() []byte {
+	var all []map[string]any
+	for _, p := range r.parts(false) {
+		all = append(all, p...)
+	}
+	return r.response(all, true)
+}
+
+// stream writes the answer as Gemini streams it: one response per event,
+// the events framed with CRLF, flushed one at a time.
+func (u *GeminiUpstream) stream(w http.ResponseWriter, rec *Received, r geminiReply) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	chunks := r.parts(true)
+	for i, parts := range chunks {
+		event := append(append([]byte("data: "), r.response(parts, i == len(chunks)-1)...), "\r\n\r\n"...)
+		w.Write(event)
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		u.mu.Lock()
+		rec.Status, rec.Response = http.StatusOK, append(rec.Response, event...)
+		u.mu.Unlock()
+	}
+}

@@ -1,0 +1,57 @@
+package toolcall
+
+import (
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonout"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
+)
+
+// Orphans marks the tool results of a user message that answer no call
+// the upstream saw (a call another backend made and the history lost, a
+// result sent twice), by their place among the message's blocks: such a
+// result cannot follow a call, and is told as text instead (see Write).
+type Orphans struct{ bits []uint64 }
+
+// Reset forgets every mark.
+func (o *Orphans) Reset() { clear(o.bits) }
+
+// Mark marks the k-th block, and reports whether what the marks hold grew
+// (see Held).
+func (o *Orphans) Mark(k int) (grew bool) {
+	if k/64 >= len(o.bits) {
+		before := cap(o.bits)
+		o.bits = append(o.bits, make([]uint64, k/64+1-len(o.bits))...)
+		grew = cap(o.bits) != before
+	}
+	o.bits[k/64] |= 1 << (k % 64)
+	return grew
+}
+
+// Has reports whether the k-th block is marked.
+func (o *Orphans) Has(k int) bool {
+	return k/64 < len(o.bits) && o.bits[k/64]&(1<<(k%64)) != 0
+}
+
+// Held returns how many bytes the marks hold.
+func (o *Orphans) Held() int { return cap(o.bits) * 8 }
+
+// Write writes, escaped for the inside of a string literal, the marked
+// results of content as text: "Tool result <id>:", its text (an error
+// said so), a blank line.
+func (o *Orphans) Write(w *jsonout.Writer, content jsonscan.Value) {
+	k := -1
+	for b := range content.Elements() {
+		k++
+		if !o.Has(k) {
+			continue
+		}
+		w.Raw("Tool result ")
+		w.StrContent(IDOf(b.Get("tool_use_id")))
+		w.Raw(`:\n`)
+		if b.Get("is_error").Bool() {
+			w.Raw("Error: ")
+		}
+		messagesapi.WriteToolResult(w, b)
+		w.Raw(`\n\n`)
+	}
+}

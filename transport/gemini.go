@@ -1,0 +1,266 @@
+package transport
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
+	"go.uber.org/zap"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/envelope"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/gemini"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
+)
+
+func init() {
+	caddy.RegisterModule(Gemini{})
+}
+
+// Gemini is a reverse_proxy transport that speaks the Gemini API to the
+// upstream (generativelanguage.googleapis.com, or a server of the same
+// API) and the Anthropic Messages API to the client: a request to
+// …/v1/messages goes to …/{api_version}/models/{model}:generateContent, or
+// :streamGenerateContent?alt=sse for a stream, translated (see package
+// gemini), and the answer comes back as a Messages answer under the model
+// the client asked for, Gemini's thoughts as thinking blocks and its
+// thought signatures in their envelopes, sealed with the gateway's key.
+// A request to …/v1/messages/count_tokens is answered by the transport
+// itself with an estimate. Every other request passes as with the http
+// transport, whose options all apply.
+type Gemini struct {
+	reverseproxy.HTTPTransport
+
+	// Models maps the models clients ask for to the ones Gemini serves
+	// ({"match":"claude-*","model":"gemini-3-pro-preview"}); the first
+	// that matches wins, and other models go as sent.
+	Models Models `json:"models,omitempty"`
+
+	// APIKey is the key Gemini gets (x-goog-api-key), placeholders
+	// allowed ("{env.GEMINI_API_KEY}"); without it, the client's x-api-key,
+	// or its bearer token.
+	APIKey string `json:"api_key,omitempty"`
+
+	// APIVersion is the version in the upstream's paths (default v1beta).
+	APIVersion string `json:"api_version,omitempty"`
+
+	// SigningKey, when set, is the secret the envelopes of thought
+	// signatures are sealed with, placeholders allowed; unset, a key the
+	// transport keeps in Caddy's storage (made on first use), which
+	// replicas that share the storage share.
+	SigningKey string `json:"signing_key,omitempty"`
+
+	// MaxResponseSize bounds a JSON answer held to be translated (default
+	// 8 MiB); a larger one is an error. Streams are never held.
+	MaxResponseSize int64 `json:"max_response_size,omitempty"`
+
+	key    *envelope.Key
+	logger *zap.Logger
+	memory memory
+}
+
+// CaddyModule returns the Caddy module information.
+func (Gemini) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.reverse_proxy.transport.gemini",
+		New: func() caddy.Module { return new(Gemini) },
+	}
+}
+
+// Provision sets up the http transport, reads the options and gets the
+// signing key.
+func (t *Gemini) Provision(ctx caddy.Context) error {
+	t.logger = ctx.Logger()
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	if t.MaxResponseSize == 0 {
+		t.MaxResponseSize = DefaultMaxResponseSize
+	}
+	if t.APIVersion == "" {
+		t.APIVersion = "v1beta"
+	}
+	key, err := signingKey(ctx, t.SigningKey)
+	if err != nil {
+		return fmt.Errorf("transport gemini: %w", err)
+	}
+	t.key = key
+	t.memory.join(t, t.logger)
+	return t.HTTPTransport.Provision(ctx)
+}
+
+// Cleanup lets go of the memory budget and the http transport's
+// connections.
+func (t *Gemini) Cleanup() error {
+	t.memory.leave(t)
+	return t.HTTPTransport.Cleanup()
+}
+
+// Validate checks the options.
+func (t *Gemini) Validate() error {
+	if t.MaxResponseSize < 0 {
+		return fmt.Errorf("transport gemini: max_response_size cannot be negative")
+	}
+	if strings.ContainsAny(t.APIVersion, "/?#") {
+		return fmt.Errorf("transport gemini: api_version %q: want a path segment such as v1beta", t.APIVersion)
+	}
+	if err := t.Models.Check(); err != nil {
+		return fmt.Errorf("transport gemini: %w", err)
+	}
+	return nil
+}
+
+// RoundTrip translates a Messages request, sends it and translates the
+// answer; any other request goes as the http transport sends it.
+func (t *Gemini) RoundTrip(req *http.Request) (resp *http.Response, err error) {
+	ep, prefix := messagesapi.EndpointOf(req)
+	if ep == messagesapi.Other {
+		return t.HTTPTransport.RoundTrip(req)
+	}
+	defer guard.Recover(t.logger, "transport gemini", "", failed(&err))
+	tk, held, refused, err := t.memory.request(req)
+	if held == nil {
+		return refused, err
+	}
+	defer held.Close()
+	body := held.Bytes()
+	if ep == messagesapi.CountTokens {
+		n := messagesapi.EstimateTokens(body)
+		return localResponse(req, http.StatusOK, append(strconv.AppendInt([]byte(`{"input_tokens":`), int64(n), 10), '}')), nil
+	}
+	mem, err := newTranslation(tk)
+	if err != nil {
+		return t.memory.refusal(req, tk, err), nil
+	}
+	defer mem.body.Close()
+	model, _ := t.Models.Map(modelOf(body))
+	signer := gemini.Signer{Key: t.key, Upstream: req.URL.Host}
+	tr, err := gemini.TranslateRequest(body, gemini.RequestOptions{Model: model, Signer: signer, Grow: mem.body.Extend, Hold: mem.hold})
+	if err != nil {
+		mem.release()
+		if resp := t.memory.refusal(req, tk, err); resp != nil {
+			return resp, nil
+		}
+		return localResponse(req, http.StatusBadRequest, messagesapi.AppendError(nil, "invalid_request_error", err.Error())), nil
+	}
+	held.Close() // the translation is all the upstream needs
+	out := outgoing(req, mem.done(tr.Body))
+	tr.Body = nil // its memory must be unreachable once the upstream is done with it
+	method := ":generateContent"
+	out.URL.RawQuery = ""
+	if tr.Stream {
+		method, out.URL.RawQuery = ":streamGenerateContent", "alt=sse"
+	}
+	out.URL.Path = prefix + "/" + t.APIVersion + "/models/" + url.PathEscape(strings.TrimPrefix(tr.Upstream, "models/")) + method
+	out.URL.RawPath = ""
+	t.geminiHeaders(out, tr.Stream)
+
+	resp, err = t.HTTPTransport.RoundTrip(out)
+	mem.body.Close() // see OpenAI.RoundTrip
+	if err != nil {
+		return nil, err
+	}
+	opts := gemini.AnswerOptions{Model: tr.Model, Signer: signer, InputTokens: tr.InputTokens}
+	return t.answer(resp, tk, opts, tr.Stream)
+}
+
+// geminiHeaders makes a Messages request's headers a Gemini request's: no
+// Anthropic header, the key as x-goog-api-key, an answer asked for
+// uncompressed, since it is read to be translated.
+func (t *Gemini) geminiHeaders(r *http.Request, stream bool) {
+	h := r.Header
+	key := h.Get("X-Api-Key")
+	if bearer, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer "); ok && key == "" {
+		key = bearer
+	}
+	if t.APIKey != "" {
+		if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
+			key = repl.ReplaceAll(t.APIKey, "")
+		} else {
+			key = t.APIKey
+		}
+	}
+	h.Del("X-Api-Key")
+	h.Del("Authorization")
+	for name := range h {
+		if strings.HasPrefix(name, "Anthropic-") {
+			delete(h, name)
+		}
+	}
+	if key != "" {
+		h.Set("X-Goog-Api-Key", key)
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept-Encoding", "identity")
+	if stream {
+		h.Set("Accept", "text/event-stream")
+	} else {
+		h.Set("Accept", "application/json")
+	}
+}
+
+// answer translates the upstream's answer.
+func (t *Gemini) answer(resp *http.Response, tk *budget.Ticket, opts gemini.AnswerOptions, stream bool) (*http.Response, error) {
+	body, err := decoded(resp)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		b, _ := readAnswer(body, maxErrorBody)
+		replaceBody(resp, "application/json", gemini.ErrorBody(resp.StatusCode, b))
+		return resp, nil
+	}
+	if stream || messagesapi.MediaType(resp.Header) == messagesapi.EventStream {
+		r := messagesapi.NewReader(body, gemini.NewStream(opts))
+		streamBody(resp, &guardedBody{ReadCloser: readCloser{r, body}, logger: t.logger})
+		return resp, nil
+	}
+	return t.memory.heldAnswer(resp, body, tk, t.MaxResponseSize, func(b []byte) ([]byte, error) { return gemini.TranslateAnswer(b, opts) })
+}
+
+// UnmarshalCaddyfile reads the transport's block: every `transport http`
+// subdirective, and
+//
+//	transport gemini {
+//	    model <pattern> <model>     # repeatable, first match wins
+//	    api_key <key>               # placeholders allowed
+//	    api_version <version>
+//	    signing_key <secret>        # placeholders allowed
+//	    max_response_size <size>
+//	}
+func (t *Gemini) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	return unmarshal(d, &t.HTTPTransport, func(d *caddyfile.Dispenser) (bool, error) {
+		switch d.Val() {
+		case "model":
+			return true, parseModel(d, &t.Models)
+		case "api_key":
+			return true, parseOne(d, &t.APIKey)
+		case "api_version":
+			return true, parseOne(d, &t.APIVersion)
+		case "signing_key":
+			return true, parseOne(d, &t.SigningKey)
+		case "max_response_size":
+			return true, parseSize(d, &t.MaxResponseSize)
+		}
+		return false, nil
+	})
+}
+
+// Interface guards
+var (
+	_ caddy.Provisioner                                = (*Gemini)(nil)
+	_ caddy.Validator                                  = (*Gemini)(nil)
+	_ caddy.CleanerUpper                               = (*Gemini)(nil)
+	_ http.RoundTripper                                = (*Gemini)(nil)
+	_ caddyfile.Unmarshaler                            = (*Gemini)(nil)
+	_ reverseproxy.TLSTransport                        = (*Gemini)(nil)
+	_ reverseproxy.H2CTransport                        = (*Gemini)(nil)
+	_ reverseproxy.HealthCheckSchemeOverriderTransport = (*Gemini)(nil)
+	_ reverseproxy.ProxyProtocolTransport              = (*Gemini)(nil)
+)
