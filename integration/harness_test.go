@@ -56,6 +56,9 @@ type gateway struct {
 	// chats are the chat-completions upstreams, reached through
 	// transport openai (see withChat).
 	chats map[string]*llmtest.ChatUpstream
+	// geminis are the Gemini upstreams, reached through transport gemini
+	// (see withGemini).
+	geminis map[string]*llmtest.GeminiUpstream
 	// transport serves this test's clients. load drops its idle
 	// connections, which the reload closes on the server side.
 	transport gatewaytest.Transport

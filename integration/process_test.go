@@ -249,3 +249,32 @@ func startUpstreams(t *testing.T, flavors map[string]llmtest.Flavor) map[string]
 	}
 	return ups
 }
+
+// TestGeminiSignaturesSurviveARestart: the key that seals Gemini's
+// signatures is kept in Caddy's storage, so after a restart the envelopes
+// the client replays still open, and Gemini gets its own signature back,
+// not a dummy.
+func TestGeminiSignaturesSurviveARestart(t *testing.T) {
+	gem := llmtest.NewGeminiUpstream("gemini")
+	t.Cleanup(gem.Close)
+	gem.RequireKey(geminiKey)
+	in := newInstance(t, nil, t.TempDir(), "")
+	in.site.Upstreams["gemini"] = gem.HostPort()
+	in.site.Blocks = map[string]string{"gemini": "transport gemini {\n\t\t\tmodel claude-* gemini-3-pro-preview\n\t\t\tapi_key " + geminiKey + "\n\t\t}"}
+	in.start("gemini")
+	c, ok := talk(t, "gemini-restart")
+	c.BaseURL = in.url()
+	ok(c.Say("[tool] list the files"))
+	issued := gem.Signatures()
+	in.stop()
+
+	in.start("gemini")
+	c.BaseURL = in.url()
+	ok(c.ToolResult("file1"))
+	_, req := lastGeminiRequest(t, gem)
+	if sigs := callSignatures(req); len(sigs) != 1 || issued[sigs[0]] != "call Bash" {
+		t.Fatalf("after the restart the call went back with %q, want its own signature", sigs)
+	}
+	assertAllAccepted(t, gem)
+	in.stop()
+}

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,6 +37,16 @@ var (
 		"Invalid `data`",
 		"signature: Field required",
 		boundRefusal,
+	}
+	// signatureRefusals refuse a request for the signatures of its
+	// thinking without naming a block: Gemini's, which transport gemini
+	// brings back in the Anthropic envelope (a key or project that
+	// changed, a signature it no longer takes).
+	signatureRefusals = []string{
+		"Corrupted thought signature",
+		"thought_signature",
+		"Invalid thought signature",
+		"Thought signature is not valid",
 	}
 	// structureRefusals are about where thinking is, or is not.
 	structureRefusals = []string{
@@ -94,7 +105,7 @@ func RefusalMessage(body []byte) (string, bool) {
 
 // thinkingRule reports whether msg names one of the API's thinking rules.
 func thinkingRule(msg string) bool {
-	for _, marks := range [][]string{blockRefusals, structureRefusals} {
+	for _, marks := range [][]string{blockRefusals, signatureRefusals, structureRefusals} {
 		for _, mark := range marks {
 			if strings.Contains(msg, mark) {
 				return true
@@ -147,6 +158,7 @@ func (r *replay) cautious() bool { return r != nil && r.facts == 0 }
 func (p *Policy) rememberRefusal(r Refusal) {
 	mi, ci, ok := refusedPosition(r.Message)
 	if !ok {
+		p.rememberSignatureRefusal(r)
 		return
 	}
 	sent, err := thinking.Parse(r.Sent)
@@ -181,6 +193,35 @@ func (p *Policy) rememberRefusal(r Refusal) {
 				}
 			}
 			break
+		}
+	}
+	p.Registry.Refuse(r.Backend, refused...)
+}
+
+// rememberSignatureRefusal records, for a refusal of the request's
+// signatures that names no block (see signatureRefusals), every block of
+// the request that was the refusing backend's own as refused by it: its
+// signatures are no longer good there (a key or project changed), and the
+// replay goes without them (transport gemini then gives the calls of the
+// current turn the documented dummy).
+func (p *Policy) rememberSignatureRefusal(r Refusal) {
+	if !slices.ContainsFunc(signatureRefusals, func(mark string) bool { return strings.Contains(r.Message, mark) }) {
+		return
+	}
+	sent, err := thinking.Parse(r.Sent)
+	if err != nil {
+		return
+	}
+	defer sent.Release()
+	keys := make([]block.Key, 0, len(sent.Blocks()))
+	for _, b := range sent.Blocks() {
+		keys = append(keys, b.Key)
+	}
+	adm := p.Registry.Admit(registry.Request{Backend: r.Backend, Keys: keys})
+	refused := keys[:0:0]
+	for i, o := range adm.Origins {
+		if o == r.Backend {
+			refused = append(refused, keys[i])
 		}
 	}
 	p.Registry.Refuse(r.Backend, refused...)
