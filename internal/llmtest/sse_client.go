@@ -186,3 +186,17 @@ func (b *blockBuilder) final() ([]byte, error) {
 	}
 	return stringifyJS(b.start)
 }
+
+// AssembleStream builds the message of a Messages stream as Claude Code
+// does: {"content":[...],"stop_reason":...}; an error event is an error.
+func AssembleStream(body []byte) ([]byte, error) {
+	sm, err := assembleStream(body)
+	if err != nil {
+		return nil, err
+	}
+	if sm.errType != "" {
+		return nil, fmt.Errorf("llmtest: error event %s: %s", sm.errType, sm.errMessage)
+	}
+	stop, _ := json.Marshal(sm.stopReason)
+	return fmt.Appendf(nil, `{"content":%s,"stop_reason":%s}`, sm.content, stop), nil
+}

@@ -1,0 +1,89 @@
+package gemini
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
+)
+
+// FuzzTranslateAnswer: any answer translates to valid JSON or an error,
+// and the same answer as one event of a stream to valid events.
+func FuzzTranslateAnswer(f *testing.F) {
+	f.Add([]byte(wholeAnswer))
+	for _, e := range streamedAnswer {
+		f.Add([]byte(e))
+	}
+	f.Add([]byte(`{"error":{"code":503,"message":"x","status":"UNAVAILABLE"}}`))
+	f.Add([]byte(`{"promptFeedback":{"blockReason":"SAFETY"}}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		out, err := TranslateAnswer(body, answerOptions())
+		if err == nil && !json.Valid(out) {
+			t.Fatalf("invalid JSON out of %q: %s", body, out)
+		}
+		if bytes.ContainsAny(body, "\r\n") {
+			return
+		}
+		var got bytes.Buffer
+		got.ReadFrom(messagesapi.NewReader(strings.NewReader("data: "+string(body)+"\r\n\r\n"), NewStream(answerOptions())))
+		for _, line := range strings.Split(got.String(), "\n") {
+			if data, ok := strings.CutPrefix(line, "data: "); ok && !json.Valid([]byte(data)) {
+				t.Fatalf("invalid event data out of %q: %s", body, data)
+			}
+		}
+	})
+}
+
+// FuzzTranslateRequest: any request translates to valid JSON written into
+// the room it asked for, or an error.
+func FuzzTranslateRequest(f *testing.F) {
+	f.Add([]byte(`{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"thinking","thinking":"","signature":"llmthinking.v1.reasoning.gemini.nAAAAAAAAAAAAAAAAAAAAAA.x"},{"type":"tool_use","id":"toolu_gA","name":"n","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_gA","content":[{"type":"text","text":"r"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA"}}]},{"type":"tool_result","tool_use_id":"zz","content":"o"}]}],"tools":[{"name":"n","input_schema":{"$schema":"x","type":"object"}}],"tool_choice":{"type":"tool","name":"n"},"thinking":{"type":"enabled","budget_tokens":3000},"max_tokens":9,"stop_sequences":["s"],"top_k":3}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var last []byte
+		grow := func(p []byte, n int) ([]byte, error) {
+			last = append(make([]byte, 0, len(p)+n), p...)
+			return last, nil
+		}
+		tr, err := TranslateRequest(body, RequestOptions{Model: "gemini-3-pro-preview", Signer: testSigner, Grow: grow})
+		if err != nil {
+			return
+		}
+		if !json.Valid(tr.Body) {
+			t.Fatalf("invalid JSON out of %q: %s", body, tr.Body)
+		}
+		if unsafe.SliceData(tr.Body) != unsafe.SliceData(last) {
+			t.Fatalf("wrote past the room it asked for out of %q", body)
+		}
+	})
+}
+
+// TestTranslationWritesOnlyWhereItAskedRoom: for random requests of every
+// shape, the translation is valid JSON, written into the memory Grow gave,
+// asked for exactly.
+func TestTranslationWritesOnlyWhereItAskedRoom(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		body := llmtest.RandomRequest(r)
+		var last []byte
+		grow := func(p []byte, n int) ([]byte, error) {
+			last = make([]byte, len(p), len(p)+n)
+			copy(last, p)
+			return last, nil
+		}
+		tr, err := TranslateRequest(body, RequestOptions{Model: "gemini-3-pro-preview", Signer: testSigner, Grow: grow})
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		if unsafe.SliceData(tr.Body) != unsafe.SliceData(last) {
+			t.Fatalf("wrote past the room it asked for: %s", body)
+		}
+		if !json.Valid(tr.Body) {
+			t.Fatalf("invalid JSON out of %s: %s", body, tr.Body)
+		}
+	}
+}
