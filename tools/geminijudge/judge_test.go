@@ -1,0 +1,184 @@
+package geminijudge
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/caddyserver/caddy/v2"
+	"google.golang.org/genai"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/transport"
+)
+
+// client returns an Anthropic SDK client whose requests go through
+// transport gemini to u.
+func client(t *testing.T, u *llmtest.GeminiUpstream) anthropic.Client {
+	t.Helper()
+	tr := &transport.Gemini{Models: transport.Models{{Match: "claude-*", Model: "gemini-3-pro-preview"}}, SigningKey: "judge"}
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	t.Cleanup(cancel)
+	if err := tr.Provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tr.Cleanup() })
+	return anthropic.NewClient(option.WithBaseURL(u.URL()), option.WithAPIKey("gk-test"), option.WithMaxRetries(0),
+		option.WithHTTPClient(&http.Client{Transport: tr}))
+}
+
+var bash = anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{Name: "Bash", Description: anthropic.String("Run a command"),
+	InputSchema: anthropic.ToolInputSchemaParam{Properties: map[string]any{"command": map[string]any{"type": "string"}}, Required: []string{"command"}}}}
+
+// send makes one turn, streamed (accumulated by the SDK) or not.
+func send(t *testing.T, c anthropic.Client, stream bool, msgs []anthropic.MessageParam) anthropic.Message {
+	t.Helper()
+	params := anthropic.MessageNewParams{Model: "claude-sonnet-4-5", MaxTokens: 1024, Messages: msgs,
+		Tools: []anthropic.ToolUnionParam{bash}, Thinking: anthropic.ThinkingConfigParamOfEnabled(2048)}
+	if !stream {
+		m, err := c.Messages.New(context.Background(), params)
+		if err != nil {
+			t.Fatalf("the SDK refused the answer: %v", err)
+		}
+		return *m
+	}
+	s := c.Messages.NewStreaming(context.Background(), params)
+	var m anthropic.Message
+	for s.Next() {
+		if err := m.Accumulate(s.Current()); err != nil {
+			t.Fatalf("the SDK could not accumulate the stream: %v", err)
+		}
+	}
+	if err := s.Err(); err != nil {
+		t.Fatalf("the SDK refused the stream: %v", err)
+	}
+	return m
+}
+
+// wireRequest is a generateContent request in the Gemini SDK's own types:
+// the SDK has none for the whole request, only for its members.
+type wireRequest struct {
+	Contents          []*genai.Content        `json:"contents"`
+	SystemInstruction *genai.Content          `json:"systemInstruction,omitempty"`
+	Tools             []*genai.Tool           `json:"tools,omitempty"`
+	ToolConfig        *genai.ToolConfig       `json:"toolConfig,omitempty"`
+	GenerationConfig  *genai.GenerationConfig `json:"generationConfig,omitempty"`
+}
+
+// judge decodes every request u got with the Gemini SDK's types, refusing
+// any field they do not have, and returns them.
+func judge(t *testing.T, u *llmtest.GeminiUpstream) []wireRequest {
+	t.Helper()
+	var out []wireRequest
+	for i, r := range u.Requests() {
+		dec := json.NewDecoder(bytes.NewReader(r.Body))
+		dec.DisallowUnknownFields()
+		var w wireRequest
+		if err := dec.Decode(&w); err != nil {
+			t.Fatalf("request %d is not one the Gemini SDK reads: %v\n%s", i+1, err, r.Body)
+		}
+		if r.Status != http.StatusOK {
+			t.Fatalf("the mock refused request %d: %s", i+1, r.ErrorMessage)
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// TestSDKsJudgeAToolLoop: the Anthropic SDK decodes and accumulates
+// Gemini's thought, the signature's block and the tool_use, streamed and
+// not; sent back as the SDK makes it, the turn reaches Gemini in a shape
+// its SDK reads, with the signature (bytes, as the SDK decodes them) on
+// the call, the thinking config as a level, the schema as JSON Schema.
+func TestSDKsJudgeAToolLoop(t *testing.T) {
+	for _, stream := range []bool{true, false} {
+		t.Run(map[bool]string{true: "stream", false: "json"}[stream], func(t *testing.T) {
+			u := llmtest.NewGeminiUpstream("gem")
+			defer u.Close()
+			c := client(t, u)
+			msgs := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("[tool][parallel] list the files"))}
+			m := send(t, c, stream, msgs)
+			if len(m.Content) != 4 || m.Content[0].Thinking != u.Thought(1) || m.Content[1].Type != "thinking" ||
+				m.Content[2].Type != "tool_use" || m.Content[3].Type != "tool_use" || m.StopReason != anthropic.StopReasonToolUse {
+				t.Fatalf("turn 1: %s", m.RawJSON())
+			}
+			if m.Model != "claude-sonnet-4-5" || m.Usage.InputTokens == 0 || m.Usage.OutputTokens != 50 {
+				t.Errorf("model %s, usage %+v", m.Model, m.Usage)
+			}
+			msgs = append(msgs, m.ToParam(), anthropic.NewUserMessage(
+				anthropic.NewToolResultBlock(m.Content[2].ID, "file1", false), anthropic.NewToolResultBlock(m.Content[3].ID, "file2", false)))
+			m = send(t, c, stream, msgs)
+			if m.StopReason != anthropic.StopReasonEndTurn || m.Content[1].Text != "gem answer 2." {
+				t.Errorf("turn 2: %s", m.RawJSON())
+			}
+
+			reqs := judge(t, u)
+			second := reqs[1]
+			model := second.Contents[1]
+			if model.Role != "model" || len(model.Parts) != 2 || model.Parts[0].FunctionCall == nil || model.Parts[0].FunctionCall.ID != "gcall-gem-1-0" ||
+				u.Signatures()[base64.StdEncoding.EncodeToString(model.Parts[0].ThoughtSignature)] != "call Bash" || len(model.Parts[1].ThoughtSignature) != 0 {
+				t.Fatalf("the calls went back as %+v", model.Parts)
+			}
+			responses := second.Contents[2]
+			if len(responses.Parts) != 2 || responses.Parts[0].FunctionResponse == nil || responses.Parts[0].FunctionResponse.ID != "gcall-gem-1-0" ||
+				responses.Parts[0].FunctionResponse.Response["output"] != "file1" {
+				t.Fatalf("the responses went as %+v", responses.Parts)
+			}
+			g := second.GenerationConfig
+			if g.ThinkingConfig == nil || g.ThinkingConfig.ThinkingLevel != "low" || !g.ThinkingConfig.IncludeThoughts || g.MaxOutputTokens != 1024 {
+				t.Errorf("generation config %+v", g)
+			}
+			if d := second.Tools[0].FunctionDeclarations[0]; d.Name != "Bash" || d.ParametersJsonSchema == nil {
+				t.Errorf("tool %+v", d)
+			}
+		})
+	}
+}
+
+// TestTheMockSpeaksGemini: the Gemini SDK reads the strict mock's answers,
+// streamed and not: the thought, the call with its id and signature, the
+// usage; so what transport gemini is tested against is what Gemini sends.
+func TestTheMockSpeaksGemini(t *testing.T) {
+	u := llmtest.NewGeminiUpstream("gem")
+	defer u.Close()
+	ctx := context.Background()
+	c, err := genai.NewClient(ctx, &genai.ClientConfig{APIKey: "k", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: u.URL()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &genai.GenerateContentConfig{
+		ThinkingConfig: &genai.ThinkingConfig{IncludeThoughts: true},
+		Tools:          []*genai.Tool{{FunctionDeclarations: []*genai.FunctionDeclaration{{Name: "Bash", ParametersJsonSchema: map[string]any{"type": "object"}}}}},
+	}
+	resp, err := c.Models.GenerateContent(ctx, "gemini-3-pro-preview", genai.Text("[tool] go"), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := resp.Candidates[0].Content.Parts
+	if len(parts) != 2 || !parts[0].Thought || parts[0].Text != u.Thought(1) || parts[1].FunctionCall == nil ||
+		parts[1].FunctionCall.Name != "Bash" || len(parts[1].ThoughtSignature) == 0 || resp.UsageMetadata.ThoughtsTokenCount != 30 {
+		t.Fatalf("answer %+v", parts)
+	}
+	var text strings.Builder
+	var signed bool
+	for chunk, err := range c.Models.GenerateContentStream(ctx, "gemini-3-pro-preview", genai.Text("hello"), cfg) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range chunk.Candidates[0].Content.Parts {
+			if !p.Thought {
+				text.WriteString(p.Text)
+			}
+			signed = signed || len(p.ThoughtSignature) > 0
+		}
+	}
+	if text.String() != "gem answer 2." || !signed {
+		t.Fatalf("stream: %q, signed %v", text.String(), signed)
+	}
+}
