@@ -30,11 +30,9 @@ type Place byte
 const (
 	// This: the part the block itself came from (a thought).
 	This Place = 't'
-	// Next: the part the next block came from (a function call).
+	// Next: the part the next block came from (a function call, a text),
+	// or, with none, an empty part of its own.
 	Next Place = 'n'
-	// Previous: the part the block before came from (a text that ended
-	// an answer), or, with none, an empty part of its own.
-	Previous Place = 'p'
 )
 
 // Key is the gateway's secret that envelopes are sealed with.
@@ -88,7 +86,7 @@ func Open(key *Key, provider, upstream string, text [sha256.Size]byte, sig []byt
 	}
 	place := Place(rest[0])
 	switch place {
-	case This, Next, Previous:
+	case This, Next:
 	default:
 		return 0, nil, false
 	}

@@ -54,7 +54,7 @@ func FuzzOpen(f *testing.F) {
 	key := &Key{7}
 	text := sha256.Sum256(nil)
 	f.Add([]byte(Seal(key, Envelope{Provider: "gemini", Upstream: "u", Place: This, Text: text, Payload: "x"})))
-	f.Add([]byte("llmthinking.v1.reasoning.gemini.p"))
+	f.Add([]byte("llmthinking.v1.reasoning.gemini.n"))
 	f.Fuzz(func(t *testing.T, sig []byte) {
 		place, payload, ok := Open(key, "gemini", "u", text, sig)
 		if ok && Seal(key, Envelope{Provider: "gemini", Upstream: "u", Place: place, Text: text, Payload: string(payload)}) != string(sig) {

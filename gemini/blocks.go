@@ -40,10 +40,8 @@ type sink interface {
 // blocks (and so the same block keys): consecutive thought parts make one
 // thinking block, consecutive text parts one text block; a signature on a
 // thought ends its block with it (envelope.This), one on a function call
-// rides in an empty thinking block just before its tool_use
-// (envelope.Next), one on a text part (the end of an answer without
-// calls, often an empty part of its own) in one just after the text
-// (envelope.Previous).
+// or on the first part of a text rides in an empty thinking block just
+// before it (envelope.Next).
 type blocks struct {
 	opts  AnswerOptions
 	out   sink
@@ -86,16 +84,25 @@ func (b *blocks) part(p jsonscan.Value) {
 		}
 		return
 	}
+	if signed && b.open != textBlock {
+		// The signature of a text part rides before its text, as a call's
+		// does. One that comes after text of its block was streamed (the
+		// empty last part of a streamed answer without calls) is dropped:
+		// a block after the text would hide the answer from Claude Code,
+		// which shows a message's last block, and Gemini does not check
+		// these.
+		b.closeOpen()
+		b.signatureBlock(envelope.Next, sig)
+		if !hasText {
+			return
+		}
+	}
 	if hasText {
 		if b.open != textBlock {
 			b.closeOpen()
 			b.start(textBlock)
 		}
 		b.out.delta(textBlock, text)
-	}
-	if signed {
-		b.closeOpen()
-		b.signatureBlock(envelope.Previous, sig)
 	}
 }
 

@@ -8,9 +8,8 @@
 // request must give back on that call, or Gemini 3 refuses it. Each
 // signature rides back to the client in the signature of a thinking block,
 // in an envelope the gateway seals (package envelope): a block just before
-// the tool_use of the call it came on (Next), the block of the thought it
-// came on (This), or a block just after the text that ended an answer
-// (Previous). Claude Code replays its history as it got it, and the request
+// the tool_use or the text of the part it came on (Next), or the block of
+// the thought it came on (This). Claude Code replays its history as it got it, and the request
 // translation opens each envelope and puts the signature back on the part
 // it came on. A thinking block whose envelope does not open (another
 // backend's, a forged one) never reaches Gemini; a function call of the

@@ -31,7 +31,7 @@ func (w *requestWriter) model(content jsonscan.Value, current bool) {
 		}
 		return
 	}
-	m := modelWriter{w: w, current: current, partEnd: -1}
+	m := modelWriter{w: w, current: current}
 	var name [32]byte
 	for b := range content.Elements() {
 		switch string(b.Get("type").Name(&name)) {
@@ -49,7 +49,7 @@ func (w *requestWriter) model(content jsonscan.Value, current bool) {
 		w.Raw(`{"text":""`)
 		m.signature(m.next)
 		m.next = nil
-		m.end(true)
+		m.end()
 	}
 	if m.opened {
 		w.Raw("]}")
@@ -61,10 +61,6 @@ type modelWriter struct {
 	w       *requestWriter
 	current bool
 	opened  bool
-	// partEnd is where the last part ends, signed whether it holds a
-	// signature: a Previous envelope goes on it while nothing follows it.
-	partEnd int
-	signed  bool
 	// next is the signature of the next part (a Next envelope).
 	next  []byte
 	calls int
@@ -80,11 +76,8 @@ func (m *modelWriter) start() {
 	m.w.part()
 }
 
-// end notes the end of a part.
-func (m *modelWriter) end(signed bool) {
-	m.w.Raw("}")
-	m.partEnd, m.signed = len(m.w.Out), signed
-}
+// end ends a part.
+func (m *modelWriter) end() { m.w.Raw("}") }
 
 // signature writes a part's thoughtSignature.
 func (m *modelWriter) signature(sig []byte) {
@@ -122,21 +115,10 @@ func (m *modelWriter) thinking(b jsonscan.Value) {
 		w.Str(text)
 		w.Raw(`,"thought":true`)
 		m.signature(payload)
-		m.end(true)
+		m.end()
 	case envelope.Next:
 		m.sig = append(m.sig[:0], payload...)
 		m.next = m.sig
-	case envelope.Previous:
-		if m.partEnd == len(w.Out) && !m.signed {
-			w.Out = w.Out[:len(w.Out)-1] // reopen the part before
-			m.signature(payload)
-			m.end(true)
-			return
-		}
-		m.start()
-		w.Raw(`{"text":""`)
-		m.signature(payload)
-		m.end(true)
 	}
 }
 
@@ -159,12 +141,11 @@ func (m *modelWriter) text(t jsonscan.Value) {
 	m.start()
 	m.w.Raw(`{"text":`)
 	m.w.Str(t)
-	signed := m.next != nil
-	if signed {
+	if m.next != nil {
 		m.signature(m.next)
 		m.next = nil
 	}
-	m.end(signed)
+	m.end()
 }
 
 // call writes a function call part, with its signature: the one a Next
@@ -188,18 +169,15 @@ func (m *modelWriter) call(b jsonscan.Value) {
 		w.Raw("{}")
 	}
 	w.Raw("}")
-	signed := true
 	switch {
 	case m.next != nil:
 		m.signature(m.next)
 		m.next = nil
 	case m.calls == 0 && m.current && w.gemini3:
 		m.signature([]byte(DummySignature))
-	default:
-		signed = false
 	}
 	m.calls++
-	m.end(signed)
+	m.end()
 	if w.pending.Add(toolcall.IDOf(id)) {
 		w.Held(w.pending.Held() + cap(w.names)*48)
 	}

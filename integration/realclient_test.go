@@ -260,3 +260,49 @@ func TestRealClaudeCodeKimiAfterAnAnthropicToolLoop(t *testing.T) {
 	t.Logf("anthropic: %d requests, %d of its blocks back; kimi: %d requests, %d refused, %d empty blocks; learned %+v",
 		len(anthropic.Requests()), len(got), len(kimi.Requests()), refusals(kimi), fillers, learned)
 }
+
+// TestRealClaudeCodeGeminiToolLoop runs the real client through transport
+// gemini to the strict Gemini mock: a tool round trip (Claude Code runs
+// the Bash call Gemini made and sends its result), then --continue. Gemini
+// checks every signature of the current turn; the client sees no error,
+// and on --continue every call Gemini made goes back with the signature it
+// came with, carried by Claude Code's own history.
+func TestRealClaudeCodeGeminiToolLoop(t *testing.T) {
+	claude := realClient(t)
+	g := newGateway(t, nil, "gemini", withGemini("gemini"))
+	gem := g.geminis["gemini"]
+	home := claudeHome(t)
+
+	out := claudeRun(t, claude, home, g.url(), "[tool] list the files here", "--allowedTools", "Bash")
+	t.Logf("run 1 printed: %s", strings.TrimSpace(out))
+	if !strings.Contains(out, "gemini answer") {
+		t.Errorf("Claude Code did not show Gemini's answer: %q", out)
+	}
+	issued := gem.Signatures()
+	calls := 0
+	for _, on := range issued {
+		if on == "call Bash" {
+			calls++
+		}
+	}
+	if calls == 0 {
+		t.Fatal("Gemini made no call: the tool loop did not run")
+	}
+	out = claudeRun(t, claude, home, g.url(), "--continue", "go on")
+	t.Logf("run 2 printed: %s", strings.TrimSpace(out))
+	if !strings.Contains(out, "gemini answer") {
+		t.Errorf("Claude Code did not show Gemini's answer: %q", out)
+	}
+	_, req := lastGeminiRequest(t, gem)
+	back := 0
+	for _, sig := range callSignatures(req) {
+		if issued[sig] == "call Bash" {
+			back++
+		}
+	}
+	if back == 0 {
+		t.Errorf("on --continue no call went back with its signature: %q", callSignatures(req))
+	}
+	assertAllAccepted(t, gem)
+	t.Logf("%d requests, all accepted; %d calls made, %d back with their signatures on --continue", len(gem.Requests()), calls, back)
+}
