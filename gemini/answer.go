@@ -30,20 +30,19 @@ func TranslateAnswer(body []byte, opts AnswerOptions) ([]byte, error) {
 	j.dst = jsonstr.Quote(j.dst, []byte(opts.Model))
 	j.dst = append(j.dst, `,"content":[`...)
 	b := newBlocks(opts, &j)
-	cand := v.Get("candidates").Index(0)
-	for p := range cand.Get("content", "parts").Elements() {
+	r := readResponse(v)
+	for p := range r.parts.Elements() {
 		b.part(p)
 	}
 	b.finish()
 	var u usage
-	u.read(v.Get("usageMetadata"))
+	u.read(r.usage)
 	var finish []byte
-	if f := cand.Get("finishReason"); f.Kind() == jsonscan.String {
+	if f := r.finish; f.Kind() == jsonscan.String {
 		finish = f[1 : len(f)-1]
 	}
-	blocked := v.Get("promptFeedback", "blockReason").Exists() && !cand.Exists()
 	j.dst = append(j.dst, `],"stop_reason":"`...)
-	j.dst = append(j.dst, stopReason(finish, b.calls, blocked)...)
+	j.dst = append(j.dst, stopReason(finish, b.calls, r.blocked)...)
 	j.dst = append(j.dst, `","stop_sequence":null,"usage":`...)
 	j.dst = u.messages(opts.InputTokens).AppendJSON(j.dst)
 	return append(j.dst, '}'), nil

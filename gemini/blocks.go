@@ -58,10 +58,16 @@ func newBlocks(opts AnswerOptions, out sink) blocks {
 	return blocks{opts: opts, out: out, think: sha256.New()}
 }
 
+// partNames are the members of a part the translation reads.
+var partNames = []string{"functionCall", "text", "thought", "thoughtSignature"}
+
 // part takes one part of the answer.
 func (b *blocks) part(p jsonscan.Value) {
-	sig, signed := b.signatureOf(p)
-	if fc := p.Get("functionCall"); fc.Kind() == jsonscan.Object {
+	var m [4]jsonscan.Value
+	p.Pick(partNames, m[:])
+	fc, text, thought := m[0], m[1], m[2]
+	sig, signed := b.signatureOf(m[3])
+	if fc.Kind() == jsonscan.Object {
 		b.closeOpen()
 		if signed {
 			b.signatureBlock(envelope.Next, sig)
@@ -69,9 +75,8 @@ func (b *blocks) part(p jsonscan.Value) {
 		b.call(fc)
 		return
 	}
-	text := p.Get("text")
 	hasText := text.Kind() == jsonscan.String && len(text) > 2
-	if p.Get("thought").Bool() {
+	if thought.Bool() {
 		if b.open != thinkingBlock || b.hasSig {
 			b.closeOpen()
 			b.start(thinkingBlock)
@@ -106,9 +111,8 @@ func (b *blocks) part(p jsonscan.Value) {
 	}
 }
 
-// signatureOf returns a part's thoughtSignature.
-func (b *blocks) signatureOf(p jsonscan.Value) ([]byte, bool) {
-	lit := p.Get("thoughtSignature")
+// signatureOf returns the value of a part's thoughtSignature.
+func (b *blocks) signatureOf(lit jsonscan.Value) ([]byte, bool) {
 	if lit.Kind() != jsonscan.String || len(lit) <= 2 {
 		return nil, false
 	}

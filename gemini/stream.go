@@ -64,27 +64,27 @@ func (s *Stream) Chunk(dst, data []byte) []byte {
 	if v.Kind() == jsonscan.Array { // a client that asked without alt=sse
 		v = v.Index(0)
 	}
-	if e := v.Get("error"); e.Exists() {
-		status := errorStatus(e)
+	r := readResponse(v)
+	if r.err.Exists() {
+		status := errorStatus(r.err)
 		return s.Fail(dst, messagesapi.ErrorType(status), errorMessage(status, data))
 	}
 	if !s.started {
 		s.started = true
-		dst = messagesapi.AppendMessageStart(dst, messageID(v.Get("responseId")), s.modelLit)
+		dst = messagesapi.AppendMessageStart(dst, messageID(r.responseID), s.modelLit)
 	}
 	s.sse.dst = dst
-	cand := v.Get("candidates").Index(0)
-	for p := range cand.Get("content", "parts").Elements() {
+	for p := range r.parts.Elements() {
 		s.b.part(p)
 	}
-	if u := v.Get("usageMetadata"); u.Exists() {
-		s.usage.read(u)
+	if r.usage.Exists() {
+		s.usage.read(r.usage)
 	}
-	if v.Get("promptFeedback", "blockReason").Exists() && !cand.Exists() {
+	if r.blocked {
 		s.blocked = true
 		s.finish = append(s.finish[:0], "BLOCKED"...)
 	}
-	if f := cand.Get("finishReason"); f.Kind() == jsonscan.String {
+	if f := r.finish; f.Kind() == jsonscan.String {
 		s.finish = append(s.finish[:0], f[1:len(f)-1]...)
 	}
 	dst = s.sse.dst

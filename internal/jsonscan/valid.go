@@ -15,7 +15,9 @@ const maxDepth = 10000
 // before it edits a body, so that invalid JSON is forwarded untouched rather
 // than half-repaired.
 func Valid(b []byte) bool {
-	return valid(b, SkipSpace(b, 0), nil, false, 0)
+	// The open containers of a usual body fit on the stack.
+	var open [32]byte
+	return valid(b, SkipSpace(b, 0), open[:0], false, 0)
 }
 
 // ValidAfter reports whether b is valid JSON given that b[:i] is a valid
@@ -42,7 +44,7 @@ func valid(b []byte, i int, stack []byte, ended bool, depth int) bool {
 	for {
 		if !ended {
 			var closed, ok bool
-			if i, closed, ok = validValue(b, i, &stack); !ok {
+			if i, stack, closed, ok = validValue(b, i, stack); !ok {
 				return false
 			}
 			if !closed {
@@ -85,27 +87,27 @@ func valid(b []byte, i int, stack []byte, ended bool, depth int) bool {
 // validValue checks the value that starts at b[i]. A container it opens is
 // pushed on stack and reported as not closed, with i at its first value; any
 // other value (an empty container too) is reported closed, with i just past
-// it.
-func validValue(b []byte, i int, stack *[]byte) (next int, closed, ok bool) {
+// it. It returns the stack, which a caller's array holds while it can (a
+// pointer to it would move it to the heap).
+func validValue(b []byte, i int, stack []byte) (next int, _ []byte, closed, ok bool) {
 	if i >= len(b) {
-		return 0, false, false
+		return 0, stack, false, false
 	}
 	switch c := b[i]; c {
 	case '{', '[':
-		*stack = append(*stack, c)
-		if len(*stack) > maxDepth {
-			return 0, false, false
+		stack = append(stack, c)
+		if len(stack) > maxDepth {
+			return 0, stack, false, false
 		}
 		i = SkipSpace(b, i+1)
 		if i < len(b) && b[i] == c+2 {
-			*stack = (*stack)[:len(*stack)-1]
-			return i + 1, true, true
+			return i + 1, stack[:len(stack)-1], true, true
 		}
 		if c == '{' {
 			i, ok = validKey(b, i)
-			return i, false, ok
+			return i, stack, false, ok
 		}
-		return i, false, true
+		return i, stack, false, true
 	case '"':
 		i, ok = validString(b, i)
 	case 't':
@@ -117,7 +119,7 @@ func validValue(b []byte, i int, stack *[]byte) (next int, closed, ok bool) {
 	default:
 		i, ok = validNumber(b, i)
 	}
-	return i, true, ok
+	return i, stack, true, ok
 }
 
 // validKey checks a key and its colon at b[i], returning where the value
