@@ -78,6 +78,18 @@ func TestCaddyfile(t *testing.T) {
 			model * qwen3-coder
 			keepalive 30s
 		}`, `{"keep_alive":{"idle_timeout":30000000000},"models":[{"match":"*","model":"qwen3-coder"}],"protocol":"anthropic"}`, ""},
+		{"gemini", `transport gemini {
+			model claude-* gemini-3-pro-preview
+			api_key {env.GEMINI_API_KEY}
+			api_version v1
+			signing_key {env.SIGNING_KEY}
+			max_response_size 4MiB
+			dial_timeout 2s
+		}`, `{"api_key":"{env.GEMINI_API_KEY}","api_version":"v1","dial_timeout":2000000000,"max_response_size":4194304,"models":[{"match":"claude-*","model":"gemini-3-pro-preview"}],"protocol":"gemini","signing_key":"{env.SIGNING_KEY}"}`, ""},
+		{"gemini api_key twice", `transport gemini {
+			api_key a
+			api_key b
+		}`, "", "given twice"},
 		{"model with one argument", `transport openai {
 			model claude-*
 		}`, "", "model: want a pattern and a model name"},
@@ -135,6 +147,11 @@ func TestValidate(t *testing.T) {
 	}
 	if err := (&Anthropic{Models: Models{{Match: "*", Model: ""}}}).Validate(); err == nil {
 		t.Error("an empty model validated")
+	}
+	for _, g := range []Gemini{{APIVersion: "v1/../x"}, {MaxResponseSize: -1}, {Models: Models{{Match: "", Model: "x"}}}} {
+		if err := g.Validate(); err == nil {
+			t.Errorf("%+v validated", g)
+		}
 	}
 }
 
