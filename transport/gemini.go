@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/caddyserver/caddy/v2"
@@ -12,7 +11,6 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
 	"go.uber.org/zap"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/envelope"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/gemini"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
@@ -124,51 +122,55 @@ func (t *Gemini) RoundTrip(req *http.Request) (resp *http.Response, err error) {
 		return t.HTTPTransport.RoundTrip(req)
 	}
 	defer guard.Recover(t.logger, "transport gemini", "", failed(&err))
-	tk, held, refused, err := t.memory.request(req)
-	if held == nil {
-		return refused, err
-	}
-	defer held.Close()
-	body := held.Bytes()
-	if ep == messagesapi.CountTokens {
-		n := messagesapi.EstimateTokens(body)
-		return localResponse(req, http.StatusOK, append(strconv.AppendInt([]byte(`{"input_tokens":`), int64(n), 10), '}')), nil
-	}
-	mem, err := newTranslation(tk)
-	if err != nil {
-		return t.memory.refusal(req, tk, err), nil
-	}
-	defer mem.body.Close()
-	model, _ := t.Models.Map(modelOf(body))
-	signer := gemini.Signer{Key: t.key, Upstream: req.URL.Host}
-	tr, err := gemini.TranslateRequest(body, gemini.RequestOptions{Model: model, Signer: signer, Grow: mem.body.Extend, Hold: mem.hold})
-	if err != nil {
-		mem.release()
-		if resp := t.memory.refusal(req, tk, err); resp != nil {
-			return resp, nil
-		}
-		return localResponse(req, http.StatusBadRequest, messagesapi.AppendError(nil, "invalid_request_error", err.Error())), nil
-	}
-	held.Close() // the translation is all the upstream needs
-	out := outgoing(req, mem.done(tr.Body))
-	tr.Body = nil // its memory must be unreachable once the upstream is done with it
+	x := translator{memory: &t.memory, maxResponseSize: t.MaxResponseSize, logger: t.logger, next: &t.HTTPTransport}
+	return x.roundTrip(req, ep, &geminiRound{t: t, prefix: prefix})
+}
+
+// geminiRound is one Messages request through transport gemini.
+type geminiRound struct {
+	t      *Gemini
+	prefix string
+	tr     gemini.Translated
+	signer gemini.Signer
+}
+
+func (g *geminiRound) translate(req *http.Request, body []byte, grow func([]byte, int) ([]byte, error), hold func(int) error) ([]byte, error) {
+	model, _ := g.t.Models.Map(modelOf(body))
+	g.signer = gemini.Signer{Key: g.t.key, Upstream: req.URL.Host}
+	tr, err := gemini.TranslateRequest(body, gemini.RequestOptions{Model: model, Signer: g.signer, Grow: grow, Hold: hold})
+	translated := tr.Body
+	tr.Body = nil
+	g.tr = tr
+	return translated, err
+}
+
+func (g *geminiRound) prepare(out *http.Request) {
 	method := ":generateContent"
 	out.URL.RawQuery = ""
-	if tr.Stream {
+	if g.tr.Stream {
 		method, out.URL.RawQuery = ":streamGenerateContent", "alt=sse"
 	}
-	out.URL.Path = prefix + "/" + t.APIVersion + "/models/" + url.PathEscape(strings.TrimPrefix(tr.Upstream, "models/")) + method
+	out.URL.Path = g.prefix + "/" + g.t.APIVersion + "/models/" + url.PathEscape(strings.TrimPrefix(g.tr.Upstream, "models/")) + method
 	out.URL.RawPath = ""
-	t.geminiHeaders(out, tr.Stream)
-
-	resp, err = t.HTTPTransport.RoundTrip(out)
-	mem.body.Close() // see OpenAI.RoundTrip
-	if err != nil {
-		return nil, err
-	}
-	opts := gemini.AnswerOptions{Model: tr.Model, Signer: signer, InputTokens: tr.InputTokens}
-	return t.answer(resp, tk, opts, tr.Stream)
+	g.t.geminiHeaders(out, g.tr.Stream)
 }
+
+func (g *geminiRound) errorBody(status int, body []byte) []byte {
+	return gemini.ErrorBody(status, body)
+}
+
+func (g *geminiRound) options() gemini.AnswerOptions {
+	return gemini.AnswerOptions{Model: g.tr.Model, Signer: g.signer, InputTokens: g.tr.InputTokens}
+}
+
+func (g *geminiRound) stream(resp *http.Response) messagesapi.Translator {
+	if !g.tr.Stream && messagesapi.MediaType(resp.Header) != messagesapi.EventStream {
+		return nil
+	}
+	return gemini.NewStream(g.options())
+}
+
+func (g *geminiRound) answer(b []byte) ([]byte, error) { return gemini.TranslateAnswer(b, g.options()) }
 
 // geminiHeaders makes a Messages request's headers a Gemini request's: no
 // Anthropic header, the key as x-goog-api-key, an answer asked for
@@ -203,25 +205,6 @@ func (t *Gemini) geminiHeaders(r *http.Request, stream bool) {
 	} else {
 		h.Set("Accept", "application/json")
 	}
-}
-
-// answer translates the upstream's answer.
-func (t *Gemini) answer(resp *http.Response, tk *budget.Ticket, opts gemini.AnswerOptions, stream bool) (*http.Response, error) {
-	body, err := decoded(resp)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		b, _ := readAnswer(body, maxErrorBody)
-		replaceBody(resp, "application/json", gemini.ErrorBody(resp.StatusCode, b))
-		return resp, nil
-	}
-	if stream || messagesapi.MediaType(resp.Header) == messagesapi.EventStream {
-		r := messagesapi.NewReader(body, gemini.NewStream(opts))
-		streamBody(resp, &guardedBody{ReadCloser: readCloser{r, body}, logger: t.logger})
-		return resp, nil
-	}
-	return t.memory.heldAnswer(resp, body, tk, t.MaxResponseSize, func(b []byte) ([]byte, error) { return gemini.TranslateAnswer(b, opts) })
 }
 
 // UnmarshalCaddyfile reads the transport's block: every `transport http`

@@ -3,14 +3,12 @@ package transport
 import (
 	"fmt"
 	"net/http"
-	"strconv"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
 	"go.uber.org/zap"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/chatcompletions"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
@@ -134,71 +132,53 @@ func (t *OpenAI) RoundTrip(req *http.Request) (resp *http.Response, err error) {
 		return t.HTTPTransport.RoundTrip(req)
 	}
 	defer guard.Recover(t.logger, "transport openai", "", failed(&err))
-	tk, held, refused, err := t.memory.request(req)
-	if held == nil {
-		return refused, err
-	}
-	defer held.Close()
-	body := held.Bytes()
-	if ep == messagesapi.CountTokens {
-		// Chat-completions servers count no tokens: an estimate, from the
-		// text, without asking the upstream.
-		n := messagesapi.EstimateTokens(body)
-		return localResponse(req, http.StatusOK, append(strconv.AppendInt([]byte(`{"input_tokens":`), int64(n), 10), '}')), nil
-	}
-	mem, err := newTranslation(tk)
-	if err != nil {
-		return t.memory.refusal(req, tk, err), nil
-	}
-	defer mem.body.Close()
-	model, _ := t.Models.Map(modelOf(body))
-	tr, err := chatcompletions.TranslateRequest(body, chatcompletions.RequestOptions{
-		Model: model, Reasoning: t.reasoning, ThinkingSwitch: t.thinking, MaxTokens: t.MaxTokens,
-		Grow: mem.body.Extend, Hold: mem.hold})
-	if err != nil {
-		mem.release()
-		if resp := t.memory.refusal(req, tk, err); resp != nil {
-			return resp, nil
-		}
-		return localResponse(req, http.StatusBadRequest, messagesapi.AppendError(nil, "invalid_request_error", err.Error())), nil
-	}
-	held.Close() // the translation is all the upstream needs
-	out := outgoing(req, mem.done(tr.Body))
-	tr.Body = nil // its memory must be unreachable once the upstream is done with it
-	out.URL.Path, out.URL.RawPath = prefix+"/v1/chat/completions", ""
-	out.URL.RawQuery = withoutBeta(out.URL.Query())
-	chatHeaders(out.Header, tr.Stream)
-
-	resp, err = t.HTTPTransport.RoundTrip(out)
-	// The upstream answered: what is left of the translation is the http
-	// transport's reader, which it closes once done writing, and room for
-	// the answer.
-	mem.body.Close()
-	if err != nil {
-		return nil, err
-	}
-	return t.answer(resp, tk, tr, out.URL.Host)
+	x := translator{memory: &t.memory, maxResponseSize: t.MaxResponseSize, logger: t.logger, next: &t.HTTPTransport}
+	return x.roundTrip(req, ep, &chatRound{t: t, prefix: prefix})
 }
 
-// answer translates the upstream's answer.
-func (t *OpenAI) answer(resp *http.Response, tk *budget.Ticket, tr chatcompletions.Translated, upstream string) (*http.Response, error) {
-	body, err := decoded(resp)
-	if err != nil {
-		return nil, err
+// chatRound is one Messages request through transport openai.
+type chatRound struct {
+	t        *OpenAI
+	prefix   string
+	tr       chatcompletions.Translated
+	upstream string
+}
+
+func (c *chatRound) translate(req *http.Request, body []byte, grow func([]byte, int) ([]byte, error), hold func(int) error) ([]byte, error) {
+	t := c.t
+	model, _ := t.Models.Map(modelOf(body))
+	tr, err := chatcompletions.TranslateRequest(body, chatcompletions.RequestOptions{
+		Model: model, Reasoning: t.reasoning, ThinkingSwitch: t.thinking, MaxTokens: t.MaxTokens, Grow: grow, Hold: hold})
+	translated := tr.Body
+	tr.Body = nil
+	c.tr, c.upstream = tr, req.URL.Host
+	return translated, err
+}
+
+func (c *chatRound) prepare(out *http.Request) {
+	out.URL.Path, out.URL.RawPath = c.prefix+"/v1/chat/completions", ""
+	out.URL.RawQuery = withoutBeta(out.URL.Query())
+	chatHeaders(out.Header, c.tr.Stream)
+}
+
+func (c *chatRound) errorBody(status int, body []byte) []byte {
+	return chatcompletions.ErrorBody(status, body)
+}
+
+func (c *chatRound) options() chatcompletions.AnswerOptions {
+	return chatcompletions.AnswerOptions{Model: c.tr.Model, ToolNames: c.tr.ToolNames, AssumeOpen: c.t.ThinkTags == "open",
+		NoTags: c.t.ThinkTags == "off", InputTokens: c.tr.InputTokens, Sign: chatcompletions.DefaultSign(c.upstream)}
+}
+
+func (c *chatRound) stream(resp *http.Response) messagesapi.Translator {
+	if messagesapi.MediaType(resp.Header) != messagesapi.EventStream {
+		return nil
 	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		b, _ := readAnswer(body, maxErrorBody)
-		replaceBody(resp, "application/json", chatcompletions.ErrorBody(resp.StatusCode, b))
-		return resp, nil
-	}
-	opts := chatcompletions.AnswerOptions{Model: tr.Model, ToolNames: tr.ToolNames, AssumeOpen: t.ThinkTags == "open", NoTags: t.ThinkTags == "off",
-		InputTokens: tr.InputTokens, Sign: chatcompletions.DefaultSign(upstream)}
-	if messagesapi.MediaType(resp.Header) == messagesapi.EventStream {
-		r := messagesapi.NewReader(body, chatcompletions.NewStream(opts))
-		streamBody(resp, &guardedBody{ReadCloser: readCloser{r, body}, logger: t.logger})
-		return resp, nil
-	}
-	return t.memory.heldAnswer(resp, body, tk, t.MaxResponseSize, func(b []byte) ([]byte, error) { return chatcompletions.TranslateAnswer(b, opts) })
+	return chatcompletions.NewStream(c.options())
+}
+
+func (c *chatRound) answer(b []byte) ([]byte, error) {
+	return chatcompletions.TranslateAnswer(b, c.options())
 }
 
 // UnmarshalCaddyfile reads the transport's block: every `transport http`
