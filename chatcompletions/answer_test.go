@@ -86,7 +86,7 @@ func TestErrorBody(t *testing.T) {
 		}
 	}
 	long := strings.Repeat("é", 3000)
-	if got := ErrorBody(500, []byte(long)); !json.Valid(got) || len(got) > 2*maxErrorMessage+100 {
+	if got := ErrorBody(500, []byte(long)); !json.Valid(got) || len(got) > 2*2048+100 {
 		t.Errorf("a long message is cut to a valid envelope: %d bytes", len(got))
 	}
 }

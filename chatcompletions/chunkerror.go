@@ -45,7 +45,7 @@ func chunkErrorMessage(v []byte) string {
 		}
 	}
 	if msg, _, ok := jsonstr.Value(nil, lit); ok && len(msg) > 0 {
-		return string(msg[:min(len(msg), maxErrorMessage)])
+		return messagesapi.ErrorMessage(0, string(msg))
 	}
 	return "the upstream failed while answering"
 }

@@ -2,16 +2,11 @@ package chatcompletions
 
 import (
 	"bytes"
-	"net/http"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
-
-// maxErrorMessage bounds the message taken from an upstream error body.
-const maxErrorMessage = 2048
 
 // ErrorBody returns the Anthropic error envelope for an upstream error
 // answer of the given status: the message is the one the server gave, in
@@ -42,15 +37,5 @@ func upstreamMessage(status int, body []byte) string {
 	} else if utf8.Valid(body) {
 		msg = string(body)
 	}
-	if msg == "" {
-		msg = "upstream answered " + strconv.Itoa(status) + " " + http.StatusText(status)
-	}
-	if len(msg) > maxErrorMessage {
-		cut := maxErrorMessage
-		for cut > 0 && !utf8.RuneStart(msg[cut]) {
-			cut--
-		}
-		msg = msg[:cut] + "…"
-	}
-	return msg
+	return messagesapi.ErrorMessage(status, msg)
 }

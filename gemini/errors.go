@@ -3,15 +3,11 @@ package gemini
 import (
 	"bytes"
 	"net/http"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
-
-// maxErrorMessage bounds the message taken from an upstream error.
-const maxErrorMessage = 2048
 
 // ErrorBody returns the Anthropic error envelope for a Gemini error answer
 // of the given status: Google's message ({"error":{"message"}}, or the
@@ -34,17 +30,7 @@ func errorMessage(status int, body []byte) string {
 	} else if utf8.Valid(body) {
 		msg = string(body)
 	}
-	if msg == "" {
-		msg = "upstream answered " + strconv.Itoa(status) + " " + http.StatusText(status)
-	}
-	if len(msg) > maxErrorMessage {
-		cut := maxErrorMessage
-		for cut > 0 && !utf8.RuneStart(msg[cut]) {
-			cut--
-		}
-		msg = msg[:cut] + "…"
-	}
-	return msg
+	return messagesapi.ErrorMessage(status, msg)
 }
 
 // errorStatus returns the HTTP status of a Google error object: its code,

@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"strings"
-	"sync"
 )
 
 // ChatFlavor is the kind of OpenAI-compatible chat-completions server a
@@ -87,17 +84,13 @@ func (f ChatFlavor) String() string {
 // after the reasoning "{name} reasoning {n}.". It is safe for concurrent
 // use.
 type ChatUpstream struct {
+	mock
 	name   string
 	flavor ChatFlavor
-	srv    *httptest.Server
 
-	mu        sync.Mutex
-	received  []*Received
+	// Guarded by mu.
 	responses int
 	reasoning map[string]bool // reasoning texts it answered
-	key       string
-	fail      []scriptedFailure
-	model     string
 	observe   func(Received)
 }
 
@@ -111,33 +104,8 @@ type scriptedFailure struct {
 // appears in its ids and texts. Close it when done.
 func NewChatUpstream(name string, f ChatFlavor) *ChatUpstream {
 	u := &ChatUpstream{name: name, flavor: f, reasoning: make(map[string]bool)}
-	u.srv = startLocal(http.HandlerFunc(u.serveHTTP))
+	u.start(u.serveHTTP)
 	return u
-}
-
-// HostPort returns the listening address, "127.0.0.1:PORT".
-func (u *ChatUpstream) HostPort() string { return strings.TrimPrefix(u.srv.URL, "http://") }
-
-// URL returns the base URL, "http://127.0.0.1:PORT".
-func (u *ChatUpstream) URL() string { return u.srv.URL }
-
-// Close stops the server.
-func (u *ChatUpstream) Close() { u.srv.Close() }
-
-// RequireKey makes every request without "Authorization: Bearer key"
-// answer 401.
-func (u *ChatUpstream) RequireKey(key string) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.key = key
-}
-
-// ServeModel makes every request for another model answer 404, as a
-// local server that serves one model does; "" serves any.
-func (u *ChatUpstream) ServeModel(model string) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.model = model
 }
 
 // OnAnswered calls f with every request, and the answer it got, once
@@ -148,35 +116,16 @@ func (u *ChatUpstream) OnAnswered(f func(Received)) {
 	u.observe = f
 }
 
-// FailNext makes the next request get status with body as it is.
-func (u *ChatUpstream) FailNext(status int, body string) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.fail = append(u.fail, scriptedFailure{status, body})
-}
-
-// Requests returns a copy of every request received, in order.
-func (u *ChatUpstream) Requests() []Received {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	out := make([]Received, len(u.received))
-	for i, r := range u.received {
-		out[i] = r.clone()
-	}
-	return out
-}
-
-// answered passes request i, answered now, to the observer.
-func (u *ChatUpstream) answered(i int) {
+// answered passes a request, answered now, to the observer.
+func (u *ChatUpstream) answered(rec *Received) {
 	u.mu.Lock()
 	f := u.observe
-	ok := f != nil && i < len(u.received)
 	var r Received
-	if ok {
-		r = u.received[i].clone()
+	if f != nil {
+		r = rec.clone()
 	}
 	u.mu.Unlock()
-	if ok {
+	if f != nil {
 		f(r)
 	}
 }
@@ -186,26 +135,9 @@ func (u *ChatUpstream) Reasoning(n int) string { return fmt.Sprintf("%s reasonin
 
 func (u *ChatUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	rec := &Received{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header.Clone(), Body: body}
-	u.mu.Lock()
-	u.received = append(u.received, rec)
-	defer u.answered(len(u.received) - 1)
-	var failure *scriptedFailure
-	if len(u.fail) > 0 {
-		failure = &u.fail[0]
-		u.fail = u.fail[1:]
-	}
-	key, model := u.key, u.model
-	u.mu.Unlock()
-
-	reply := func(status int, ctype string, b []byte) {
-		w.Header().Set("Content-Type", ctype)
-		w.WriteHeader(status)
-		w.Write(b)
-		u.mu.Lock()
-		rec.Status, rec.Response = status, append(rec.Response, b...)
-		u.mu.Unlock()
-	}
+	rec, failure, key, model := u.receive(r, body)
+	defer u.answered(rec)
+	reply := func(status int, ctype string, b []byte) { u.reply(w, rec, status, ctype, b) }
 	fail := func(status int, typ, msg string) {
 		b, _ := json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": nil}})
 		u.mu.Lock()

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 )
 
 // GeminiDummySignature is the dummy thought signature Google documents for
@@ -34,67 +32,20 @@ var GeminiDummySignature = base64.StdEncoding.EncodeToString([]byte("skip_though
 // an empty part of its own in the last chunk, as Gemini 3 sends it). It is
 // safe for concurrent use.
 type GeminiUpstream struct {
+	mock
 	name string
-	srv  *httptest.Server
 
-	mu        sync.Mutex
-	received  []*Received
+	// Guarded by mu.
 	responses int
 	issued    map[string]string // signature -> the part it was issued on
-	key       string
-	fail      []scriptedFailure
-	model     string
 }
 
 // NewGeminiUpstream starts a mock Gemini API; name appears in its ids and
 // texts. Close it when done.
 func NewGeminiUpstream(name string) *GeminiUpstream {
 	u := &GeminiUpstream{name: name, issued: make(map[string]string)}
-	u.srv = startLocal(http.HandlerFunc(u.serveHTTP))
+	u.start(u.serveHTTP)
 	return u
-}
-
-// HostPort returns the listening address, "127.0.0.1:PORT".
-func (u *GeminiUpstream) HostPort() string { return strings.TrimPrefix(u.srv.URL, "http://") }
-
-// URL returns the base URL, "http://127.0.0.1:PORT".
-func (u *GeminiUpstream) URL() string { return u.srv.URL }
-
-// Close stops the server.
-func (u *GeminiUpstream) Close() { u.srv.Close() }
-
-// RequireKey makes every request without "x-goog-api-key: key" answer 400,
-// as Gemini answers a wrong key.
-func (u *GeminiUpstream) RequireKey(key string) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.key = key
-}
-
-// ServeModel makes every request for another model answer 404; "" serves
-// any.
-func (u *GeminiUpstream) ServeModel(model string) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.model = model
-}
-
-// FailNext makes the next request get status with body as it is.
-func (u *GeminiUpstream) FailNext(status int, body string) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.fail = append(u.fail, scriptedFailure{status, body})
-}
-
-// Requests returns a copy of every request received, in order.
-func (u *GeminiUpstream) Requests() []Received {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	out := make([]Received, len(u.received))
-	for i, r := range u.received {
-		out[i] = r.clone()
-	}
-	return out
 }
 
 // Thought returns the thought of the n-th answer (from 1).
@@ -120,25 +71,8 @@ func GeminiError(code int, status, msg string) []byte {
 
 func (u *GeminiUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	rec := &Received{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header.Clone(), Body: body}
-	u.mu.Lock()
-	u.received = append(u.received, rec)
-	var failure *scriptedFailure
-	if len(u.fail) > 0 {
-		failure = &u.fail[0]
-		u.fail = u.fail[1:]
-	}
-	key, served := u.key, u.model
-	u.mu.Unlock()
-
-	reply := func(status int, ctype string, b []byte) {
-		w.Header().Set("Content-Type", ctype)
-		w.WriteHeader(status)
-		w.Write(b)
-		u.mu.Lock()
-		rec.Status, rec.Response = status, append(rec.Response, b...)
-		u.mu.Unlock()
-	}
+	rec, failure, key, served := u.receive(r, body)
+	reply := func(status int, ctype string, b []byte) { u.reply(w, rec, status, ctype, b) }
 	fail := func(code int, status, msg string) {
 		u.mu.Lock()
 		rec.ErrorMessage = msg

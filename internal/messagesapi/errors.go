@@ -2,6 +2,8 @@ package messagesapi
 
 import (
 	"net/http"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 )
@@ -45,4 +47,24 @@ func AppendError(dst []byte, typ, msg string) []byte {
 func AppendErrorEvent(dst []byte, typ, msg string) []byte {
 	dst = append(dst, "event: error\ndata: "...)
 	return append(AppendError(dst, typ, msg), "\n\n"...)
+}
+
+// maxErrorMessage bounds the message taken from an upstream error.
+const maxErrorMessage = 2048
+
+// ErrorMessage returns the message the client gets for an upstream's
+// error: msg, the upstream's own, cut to maxErrorMessage bytes between
+// characters; or, when it gave none, what its status says.
+func ErrorMessage(status int, msg string) string {
+	if msg == "" {
+		msg = "upstream answered " + strconv.Itoa(status) + " " + http.StatusText(status)
+	}
+	if len(msg) > maxErrorMessage {
+		cut := maxErrorMessage
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut] + "…"
+	}
+	return msg
 }

@@ -1,0 +1,92 @@
+package llmtest
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+)
+
+// mock is what the mock servers of other APIs share: a server on
+// 127.0.0.1, the requests it received, scripted failures, the key and the
+// model it wants. Its lock also guards the fields of the mock that embeds
+// it.
+type mock struct {
+	srv *httptest.Server
+
+	mu       sync.Mutex
+	received []*Received
+	fail     []scriptedFailure
+	key      string
+	model    string
+}
+
+// start serves h on 127.0.0.1.
+func (m *mock) start(h http.HandlerFunc) { m.srv = startLocal(h) }
+
+// HostPort returns the listening address, "127.0.0.1:PORT".
+func (m *mock) HostPort() string { return strings.TrimPrefix(m.srv.URL, "http://") }
+
+// URL returns the base URL, "http://127.0.0.1:PORT".
+func (m *mock) URL() string { return m.srv.URL }
+
+// Close stops the server.
+func (m *mock) Close() { m.srv.Close() }
+
+// RequireKey makes every request without the key answer as the API
+// answers a wrong key.
+func (m *mock) RequireKey(key string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.key = key
+}
+
+// ServeModel makes every request for another model answer 404, as a
+// server that serves one model does; "" serves any.
+func (m *mock) ServeModel(model string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.model = model
+}
+
+// FailNext makes the next request get status with body as it is.
+func (m *mock) FailNext(status int, body string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.fail = append(m.fail, scriptedFailure{status, body})
+}
+
+// Requests returns a copy of every request received, in order.
+func (m *mock) Requests() []Received {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Received, len(m.received))
+	for i, r := range m.received {
+		out[i] = r.clone()
+	}
+	return out
+}
+
+// receive records a request, and returns it with the failure scripted
+// for it, if any, and the key and model wanted.
+func (m *mock) receive(r *http.Request, body []byte) (rec *Received, failure *scriptedFailure, key, model string) {
+	rec = &Received{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header.Clone(), Body: body}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.received = append(m.received, rec)
+	if len(m.fail) > 0 {
+		failure = &m.fail[0]
+		m.fail = m.fail[1:]
+	}
+	return rec, failure, m.key, m.model
+}
+
+// reply writes an answer and records it.
+func (m *mock) reply(w http.ResponseWriter, rec *Received, status int, ctype string, b []byte) {
+	w.Header().Set("Content-Type", ctype)
+	w.WriteHeader(status)
+	w.Write(b)
+	m.mu.Lock()
+	rec.Status, rec.Response = status, append(rec.Response, b...)
+	m.mu.Unlock()
+}
