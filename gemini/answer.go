@@ -30,9 +30,9 @@ func TranslateAnswer(body []byte, opts AnswerOptions) ([]byte, error) {
 	j.dst = jsonstr.Quote(j.dst, []byte(opts.Model))
 	j.dst = append(j.dst, `,"content":[`...)
 	b := newBlocks(opts, &j)
-	r := readResponse(v)
-	for p := range r.parts.Elements() {
-		b.part(p)
+	r := readResponse(v, nil)
+	for i := range r.parts {
+		b.part(&r.parts[i])
 	}
 	b.finish()
 	var u usage

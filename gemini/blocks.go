@@ -58,15 +58,10 @@ func newBlocks(opts AnswerOptions, out sink) blocks {
 	return blocks{opts: opts, out: out, think: sha256.New()}
 }
 
-// partNames are the members of a part the translation reads.
-var partNames = []string{"functionCall", "text", "thought", "thoughtSignature"}
-
 // part takes one part of the answer.
-func (b *blocks) part(p jsonscan.Value) {
-	var m [4]jsonscan.Value
-	p.Pick(partNames, m[:])
-	fc, text, thought := m[0], m[1], m[2]
-	sig, signed := b.signatureOf(m[3])
+func (b *blocks) part(p *partFields) {
+	fc, text, thought := p.call, p.text, p.thought
+	sig, signed := b.signatureOf(p.signature)
 	if fc.Kind() == jsonscan.Object {
 		b.closeOpen()
 		if signed {

@@ -54,25 +54,3 @@ func (u usage) messages(estimate int) messagesapi.Usage {
 	cached := min(max(u.cached, 0), prompt)
 	return messagesapi.Usage{Input: int(prompt - cached), Output: int(max(u.candidates, 0) + max(u.thoughts, 0)), CacheRead: int(cached)}
 }
-
-// response is what the translation reads of a GenerateContentResponse, in
-// one walk over it and one over its first candidate.
-type response struct {
-	parts, finish, usage, responseID, err jsonscan.Value
-	blocked                               bool // the prompt was blocked: no candidate
-}
-
-var (
-	responseNames  = []string{"candidates", "usageMetadata", "promptFeedback", "error", "responseId"}
-	candidateNames = []string{"content", "finishReason"}
-)
-
-func readResponse(v jsonscan.Value) response {
-	var top [5]jsonscan.Value
-	v.Pick(responseNames, top[:])
-	cand := top[0].Index(0)
-	var c [2]jsonscan.Value
-	cand.Pick(candidateNames, c[:])
-	return response{parts: c[0].Get("parts"), finish: c[1], usage: top[1], responseID: top[4], err: top[3],
-		blocked: !cand.Exists() && top[2].Get("blockReason").Exists()}
-}

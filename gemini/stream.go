@@ -28,6 +28,7 @@ type Stream struct {
 	usage          usage
 	blocked        bool
 	stray          []byte // lines of a bare error object
+	parts          []partFields
 }
 
 // maxStray bounds what is kept of lines that are no event's.
@@ -64,7 +65,8 @@ func (s *Stream) Chunk(dst, data []byte) []byte {
 	if v.Kind() == jsonscan.Array { // a client that asked without alt=sse
 		v = v.Index(0)
 	}
-	r := readResponse(v)
+	r := readResponse(v, s.parts)
+	s.parts = r.parts
 	if r.err.Exists() {
 		status := errorStatus(r.err)
 		return s.Fail(dst, messagesapi.ErrorType(status), errorMessage(status, data))
@@ -74,8 +76,8 @@ func (s *Stream) Chunk(dst, data []byte) []byte {
 		dst = messagesapi.AppendMessageStart(dst, messageID(r.responseID), s.modelLit)
 	}
 	s.sse.dst = dst
-	for p := range r.parts.Elements() {
-		s.b.part(p)
+	for i := range r.parts {
+		s.b.part(&r.parts[i])
 	}
 	if r.usage.Exists() {
 		s.usage.read(r.usage)
