@@ -114,7 +114,12 @@ func TestSDKsJudgeAToolLoop(t *testing.T) {
 			msgs = append(msgs, m.ToParam(), anthropic.NewUserMessage(
 				anthropic.NewToolResultBlock(m.Content[2].ID, "file1", false), anthropic.NewToolResultBlock(m.Content[3].ID, "file2", false)))
 			m = send(t, c, stream, msgs)
-			if m.StopReason != anthropic.StopReasonEndTurn || m.Content[1].Text != "gem answer 2." {
+			// The answer is its last block; whole (not streamed), Gemini signs
+			// the text part, and that signature rides in an empty thinking
+			// block before the text.
+			last := len(m.Content) - 1
+			if m.StopReason != anthropic.StopReasonEndTurn || last < 1 || m.Content[last].Text != "gem answer 2." ||
+				m.Content[0].Thinking != u.Thought(2) || (!stream && (last != 2 || m.Content[1].Type != "thinking" || m.Content[1].Thinking != "")) {
 				t.Errorf("turn 2: %s", m.RawJSON())
 			}
 
