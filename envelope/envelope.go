@@ -120,3 +120,31 @@ func (e Envelope) mac(key *Key) [sha256.Size]byte {
 	m.Sum(sum[:0])
 	return sum
 }
+
+// Signer seals and opens the envelopes of one provider's upstream: every
+// transport that carries signed reasoning through the client seals with
+// one, so no payload of one upstream goes back to another.
+type Signer struct {
+	// Key is the gateway's secret.
+	Key *Key
+	// Provider names the API ("gemini").
+	Provider string
+	// Upstream names the upstream (its host:port).
+	Upstream string
+}
+
+// Seal returns the signature of a block whose text has the SHA-256 text,
+// carrying payload back to place.
+func (s Signer) Seal(place Place, text [sha256.Size]byte, payload []byte) string {
+	return Seal(s.Key, Envelope{Provider: s.Provider, Upstream: s.Upstream, Place: place, Text: text, Payload: string(payload)})
+}
+
+// Open returns the place and payload of sig when it is an envelope this
+// Signer sealed over a block whose text has the SHA-256 text.
+func (s Signer) Open(text [sha256.Size]byte, sig []byte) (Place, []byte, bool) {
+	return Open(s.Key, s.Provider, s.Upstream, text, sig)
+}
+
+// Mine reports whether sig is an envelope of the Signer's provider, sealed
+// or not.
+func (s Signer) Mine(sig []byte) bool { return Is(s.Provider, sig) }

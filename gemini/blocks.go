@@ -143,7 +143,7 @@ func (b *blocks) closeOpen() {
 	case thinkingBlock:
 		var sum [sha256.Size]byte
 		b.think.Sum(sum[:0])
-		b.out.close(thinkingBlock, b.seal(envelope.This, sum, b.sig))
+		b.out.close(thinkingBlock, b.opts.Signer.Seal(envelope.This, sum, b.sig))
 	default:
 		b.out.close(b.open, "")
 	}
@@ -152,12 +152,7 @@ func (b *blocks) closeOpen() {
 
 // signatureBlock adds an empty thinking block carrying sig.
 func (b *blocks) signatureBlock(place envelope.Place, sig []byte) {
-	b.out.thinking(b.seal(place, sha256.Sum256(nil), sig))
-}
-
-func (b *blocks) seal(place envelope.Place, text [sha256.Size]byte, sig []byte) string {
-	return envelope.Seal(b.opts.Signer.Key, envelope.Envelope{Provider: Provider, Upstream: b.opts.Signer.Upstream,
-		Place: place, Text: text, Payload: string(sig)})
+	b.out.thinking(b.opts.Signer.Seal(place, sha256.Sum256(nil), sig))
 }
 
 // call adds the tool_use of a function call: its id is Gemini's, marked so

@@ -12,7 +12,7 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
-var testSigner = Signer{Key: &envelope.Key{1}, Upstream: "gemini.test:443"}
+var testSigner = NewSigner(&envelope.Key{1}, "gemini.test:443")
 
 func answerOptions() AnswerOptions {
 	return AnswerOptions{Model: "claude-sonnet-4-5", Signer: testSigner, InputTokens: 7}
@@ -153,7 +153,7 @@ func TestRequestPutsSignaturesBack(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", tr.Body, want)
 	}
 	// Another upstream's key opens nothing: the signature stays home.
-	tr, _ = TranslateRequest([]byte(body), RequestOptions{Signer: Signer{Key: &envelope.Key{2}, Upstream: testSigner.Upstream}})
+	tr, _ = TranslateRequest([]byte(body), RequestOptions{Signer: NewSigner(&envelope.Key{2}, testSigner.Upstream)})
 	if strings.Contains(string(tr.Body), "EpEg") {
 		t.Fatalf("a signature went out under another key: %s", tr.Body)
 	}

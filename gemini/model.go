@@ -104,7 +104,7 @@ func (m *modelWriter) thinking(b jsonscan.Value) {
 	if !ok {
 		return
 	}
-	place, payload, ok := envelope.Open(w.opts.Signer.Key, Provider, w.opts.Signer.Upstream, sum, sig)
+	place, payload, ok := w.opts.Signer.Open(sum, sig)
 	if !ok || len(payload) == 0 {
 		return
 	}

@@ -12,13 +12,10 @@ const Provider = "gemini"
 // Gemini API and Vertex alike.
 const DummySignature = "c2tpcF90aG91Z2h0X3NpZ25hdHVyZV92YWxpZGF0b3I="
 
-// Signer seals and opens the envelopes of one upstream's signatures.
-type Signer struct {
-	// Key is the gateway's secret.
-	Key *envelope.Key
-	// Upstream names the upstream (its host:port): a signature of one is
-	// never given to another.
-	Upstream string
+// NewSigner returns the Signer of Gemini's envelopes for the upstream
+// (its host:port) with the gateway's key.
+func NewSigner(key *envelope.Key, upstream string) envelope.Signer {
+	return envelope.Signer{Key: key, Provider: Provider, Upstream: upstream}
 }
 
 // RequestOptions say how to translate a request for one upstream.
@@ -26,7 +23,7 @@ type RequestOptions struct {
 	// Model is the model the upstream gets; "" keeps the one asked for.
 	Model string
 	// Signer opens the envelopes of the history's thinking blocks.
-	Signer Signer
+	Signer envelope.Signer
 	// Grow and Hold: as jsonout.Writer's.
 	Grow func(p []byte, n int) ([]byte, error)
 	Hold func(bytes int) error
@@ -37,7 +34,7 @@ type AnswerOptions struct {
 	// Model is the model the answer names: the one the client asked for.
 	Model string
 	// Signer seals the envelopes of the answer's signatures.
-	Signer Signer
+	Signer envelope.Signer
 	// InputTokens stands in for the input usage when the upstream reports
 	// none (an estimate).
 	InputTokens int

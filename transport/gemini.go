@@ -131,12 +131,12 @@ type geminiRound struct {
 	t      *Gemini
 	prefix string
 	tr     gemini.Translated
-	signer gemini.Signer
+	signer envelope.Signer
 }
 
 func (g *geminiRound) translate(req *http.Request, body []byte, grow func([]byte, int) ([]byte, error), hold func(int) error) ([]byte, error) {
 	model, _ := g.t.Models.Map(modelOf(body))
-	g.signer = gemini.Signer{Key: g.t.key, Upstream: req.URL.Host}
+	g.signer = gemini.NewSigner(g.t.key, req.URL.Host)
 	tr, err := gemini.TranslateRequest(body, gemini.RequestOptions{Model: model, Signer: g.signer, Grow: grow, Hold: hold})
 	translated := tr.Body
 	tr.Body = nil
