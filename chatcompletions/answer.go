@@ -7,6 +7,8 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/toolargs"
 )
 
 // ErrNotAnswer says a body is not a chat-completions answer.
@@ -127,25 +129,6 @@ func appendToolUse(out []byte, tc jsonscan.Value, i int, msgID []byte, names map
 	}
 	out = jsonstr.Quote(out, []byte(name))
 	out = append(out, `,"input":`...)
-	out = append(out, toolInput(tc.Get("function", "arguments").Text())...)
+	out = append(out, toolargs.Input(tc.Get("function", "arguments").Text())...)
 	return append(out, '}')
-}
-
-// toolInput returns the input object for a call's arguments.
-func toolInput(args []byte) []byte {
-	first := firstNonSpace(args)
-	if first < 0 {
-		return []byte("{}")
-	}
-	if args[first] == '{' {
-		if jsonscan.Valid(args) {
-			return args
-		}
-		var t jsonTail
-		t.feed(args)
-		if fixed := t.appendRepair(append([]byte(nil), args...)); jsonscan.Valid(fixed) {
-			return fixed
-		}
-	}
-	return append(append([]byte(`{"`+rawArgumentsKey+`":`), jsonstr.Quote(nil, args)...), '}')
 }

@@ -254,3 +254,5 @@ func skip(m *jsonscan.Iter, data []byte, at int) ([]byte, bool) {
 	}
 	return data[at:end], true
 }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }

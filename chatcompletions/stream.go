@@ -9,6 +9,8 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinktags"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/toolargs"
 )
 
 // Stream turns the chunks of a streamed chat-completions answer into the
@@ -38,7 +40,7 @@ type Stream struct {
 	lead  []byte // content held before the tags are decided
 	space []byte // whitespace held before a text block opens
 
-	tool      toolCall
+	tool      toolargs.Stream
 	toolCalls int // tool calls seen
 	lastTool  int // upstream index of the last tool call
 
@@ -242,7 +244,7 @@ func (s *Stream) closeBlock(dst []byte) []byte {
 		dst = jsonstr.Quote(dst, []byte(s.opts.Sign(sum)))
 		dst = messagesapi.AppendDeltaTail(dst)
 	case toolBlock:
-		dst = s.tool.finish(dst, s.index)
+		dst = s.tool.Finish(dst, s.index)
 	}
 	s.open = none
 	return messagesapi.AppendBlockStop(dst, s.index)

@@ -1,4 +1,4 @@
-package chatcompletions
+package toolargs
 
 // jsonTail follows tool-call arguments as their fragments pass, to finish
 // them when the server stopped in the middle (max_tokens, a cut stream): the
