@@ -29,14 +29,11 @@ type bench struct {
 
 // A gatewayRun is what one Caddy process measured.
 type gatewayRun struct {
-	samples  []sample // by load, in the order of loads.all
-	lockstep error    // why the lockstep check failed, nil when it passed
-	// chatLockstep is the same check on the chat-completions stream.
-	chatLockstep error
-	// firstByte and chatFirstByte are the first-byte probe's medians
-	// (see firstbyte.go) for the SSE and the chat-completions streams.
-	firstByte, chatFirstByte time.Duration
-	peakRSS                  int64 // bytes
+	samples []sample // by load, in the order of loads.all
+	// probes are the probed streams' checks, in the order of
+	// loads.probed.
+	probes  []probeRun
+	peakRSS int64 // bytes
 	// soloPeakRSS is the peak once the loads of one client ran, before
 	// those of several: what the peak RSS target is about.
 	soloPeakRSS int64
@@ -46,6 +43,14 @@ type gatewayRun struct {
 	// registryBlocks is how many blocks the registry held once Caddy
 	// served; 0 for a gateway without one.
 	registryBlocks int
+}
+
+// A probeRun is what one Caddy process measured of one probed stream
+// apart from its load.
+type probeRun struct {
+	// firstByte is the first-byte probe's median (see firstbyte.go).
+	firstByte time.Duration
+	lockstep  error // why the lockstep check failed, nil when it passed
 }
 
 // runRound starts a fresh Caddy per gateway, each on storage seeded
@@ -124,8 +129,9 @@ func (b *bench) runRound(round int) ([2]gatewayRun, error) {
 	}
 	for via := range gateways {
 		var err error
-		runs[via].lockstep = clients[via][0].lockstep(b.pacer, lockstepPath, b.loads.stream.reply)
-		runs[via].chatLockstep = clients[via][0].lockstep(b.pacer, lockstepChatPath, b.loads.chat.answer(gateways[via]))
+		for j, l := range b.loads.probed() {
+			runs[via].probes[j].lockstep = clients[via][0].lockstep(b.pacer, lockstepPath(l), l.answer(gateways[via]))
+		}
 		if runs[via].peakRSS, err = peakRSS(procs[via].pid()); err != nil {
 			return runs, err
 		}

@@ -24,12 +24,10 @@ import (
 // round for the probe, the gateways taking turns request by request.
 const firstByteProbes = 100
 
-// firstBytePath and firstByteChatPath are the probe's routes for the SSE
-// stream and for the chat-completions stream.
-const (
-	firstBytePath     = "/first/v1/messages"
-	firstByteChatPath = "/first-" + chatSlug + "/v1/messages"
-)
+// firstBytePath is the probe's route for the stream l, through either
+// gateway. A translated load's slug in it makes llm_thinking's gateway
+// route it through the load's transport.
+func firstBytePath(l *load) string { return "/first-" + l.slug + "/v1/messages" }
 
 // firstByte sends the streaming request on a probe's route, waits for the
 // first event of the answer want, tells the pacer it was read, reads and
@@ -69,26 +67,32 @@ func (c *client) firstByte(p *pacer, path string, want *reply) (time.Duration, e
 	return ttfb, nil
 }
 
-// probeFirstByte runs the probe through both gateways, taking turns, and
-// records each gateway's medians in runs.
+// probeFirstByte runs the probe on every probed stream through both
+// gateways, taking turns, and records each gateway's medians in runs, in
+// the order of loads.probed.
 func (b *bench) probeFirstByte(round int, clients [2][]*client, runs *[2]gatewayRun) error {
-	var stream, chat [2][]time.Duration
+	probed := b.loads.probed()
+	var times [2][][]time.Duration // by gateway and stream
+	for via := range gateways {
+		times[via] = make([][]time.Duration, len(probed))
+		runs[via].probes = make([]probeRun, len(probed))
+	}
 	for i := range firstByteProbes {
 		for _, via := range order(round + i) {
 			c := clients[via][0]
-			d, err := c.firstByte(b.pacer, firstBytePath, b.loads.stream.reply)
-			if err != nil {
-				return fmt.Errorf("%s: %w", gateways[via].name, err)
+			for j, l := range probed {
+				d, err := c.firstByte(b.pacer, firstBytePath(l), l.answer(gateways[via]))
+				if err != nil {
+					return fmt.Errorf("%s: %w", gateways[via].name, err)
+				}
+				times[via][j] = append(times[via][j], d)
 			}
-			stream[via] = append(stream[via], d)
-			if d, err = c.firstByte(b.pacer, firstByteChatPath, b.loads.chat.answer(gateways[via])); err != nil {
-				return fmt.Errorf("%s: %w", gateways[via].name, err)
-			}
-			chat[via] = append(chat[via], d)
 		}
 	}
 	for via := range gateways {
-		runs[via].firstByte, runs[via].chatFirstByte = median(stream[via]), median(chat[via])
+		for j := range probed {
+			runs[via].probes[j].firstByte = median(times[via][j])
+		}
 	}
 	return nil
 }

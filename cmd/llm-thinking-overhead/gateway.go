@@ -14,7 +14,8 @@ type gateway struct {
 	// "" for none.
 	handler string
 	// proxy is the block of the site's reverse_proxy ("transport openai"),
-	// "" for none.
+	// "" for none. llm_thinking's gateway sends the translated loads
+	// through their transports besides (see apis).
 	proxy string
 }
 
@@ -54,9 +55,12 @@ func (g gateway) caddyfile(sitePort, adminPort int, upstream string) string {
 		fmt.Fprintf(&b, "\t%s\n", g.handler)
 	}
 	if g.rewrites() {
-		// The chat-completions load reaches the upstream through transport
-		// openai; plain reverse_proxy relays it untranslated.
-		fmt.Fprintf(&b, "\t@chat path */%s/* /lockstep-%s/* /first-%s/*\n\treverse_proxy @chat %s {\n\t\ttransport openai\n\t}\n", chatSlug, chatSlug, chatSlug, upstream)
+		// Each translated load reaches the upstream through its API's
+		// transport; plain reverse_proxy relays it untranslated.
+		for _, a := range apis {
+			fmt.Fprintf(&b, "\t@%s path */%s/* /lockstep-%s/* /first-%s/*\n\treverse_proxy @%s %s {\n\t\t%s\n\t}\n",
+				a.slug, a.slug, a.slug, a.slug, a.slug, upstream, a.transport)
+		}
 	}
 	if g.proxy != "" {
 		fmt.Fprintf(&b, "\treverse_proxy %s {\n\t\t%s\n\t}\n}\n", upstream, g.proxy)

@@ -39,11 +39,10 @@ type load struct {
 	// foreign marks the blocks foreignBackend produced: llm_thinking must
 	// remove exactly these.
 	foreign []bool
-	// chatRequest and translated are, for the chat-completions load, the
-	// request transport openai sends the upstream and the answer it gives
-	// the client (see chat.go); nil for the others.
-	chatRequest []byte
-	translated  *reply
+	// translation is, for a translated load, what a transport makes of
+	// the request and the answer through llm_thinking's gateway (see
+	// translation.go); nil for the others.
+	translation *translation
 	// clients is how many clients send the load at once (one when 0).
 	// sessions, when set, are the sessions they cycle over, a request
 	// each; anonymous loads name none.
@@ -68,12 +67,14 @@ func (l *load) session(n int) string {
 // concurrency returns how many clients send the load at once.
 func (l *load) concurrency() int { return max(1, l.clients) }
 
-// loads are the eleven loads, by what the targets ask of each.
+// loads are the twelve loads, by what the targets ask of each.
 type loads struct {
 	unchanged256, unchanged1M *load // nothing to change
 	switched256, switched1M   *load // after a switch
 	stream                    *load
-	chat                      *load // a chat-completions stream, translated by transport openai
+	// translated are the streams of other APIs that a transport
+	// translates, one per API of apis: chat completions, Gemini.
+	translated []*load
 	// Clients without a session, several clients at once, a team.
 	anonymous256, anonymous1M *load // no session, blocks the gateway never saw
 	sessions8, sessions64     *load
@@ -82,8 +83,16 @@ type loads struct {
 
 // all returns the loads in the order the report lists them.
 func (ls loads) all() []*load {
-	return []*load{ls.unchanged256, ls.unchanged1M, ls.switched256, ls.switched1M, ls.stream, ls.chat,
-		ls.anonymous256, ls.anonymous1M, ls.sessions8, ls.sessions64, ls.textStream}
+	all := []*load{ls.unchanged256, ls.unchanged1M, ls.switched256, ls.switched1M, ls.stream}
+	all = append(all, ls.translated...)
+	return append(all, ls.anonymous256, ls.anonymous1M, ls.sessions8, ls.sessions64, ls.textStream)
+}
+
+// probed returns the streams whose first byte is probed and whose flushes
+// are checked (see firstbyte.go and lockstep.go): the SSE stream and the
+// translated ones.
+func (ls loads) probed() []*load {
+	return append([]*load{ls.stream}, ls.translated...)
 }
 
 // buildLoads grows the captured session into the session loads and adds
@@ -113,7 +122,7 @@ func buildLoads() (loads, error) {
 		body:  streamRequest,
 		reply: sseReply(streamEvents),
 	}
-	if ls.chat, err = chatLoad(); err != nil {
+	if ls.translated, err = translatedLoads(); err != nil {
 		return loads{}, err
 	}
 	if ls.anonymous256, ls.anonymous1M, ls.sessions8, ls.sessions64, ls.textStream, err = teamLoads(capture, message); err != nil {
@@ -164,10 +173,11 @@ func (l *load) origin(i int) string {
 }
 
 // expectation returns what the upstream must receive when the load goes
-// through g: the body byte for byte, but through llm_thinking without its
+// through g: the body byte for byte (its translation, for a translated
+// load through llm_thinking), but through llm_thinking without its
 // foreign blocks.
 func (l *load) expectation(g gateway) expectation {
-	if l.chatRequest != nil {
+	if l.translation != nil {
 		return newSameBytes(l.upstreamBody(g))
 	}
 	var kept []json.RawMessage

@@ -9,6 +9,11 @@ import (
 // lockstepSession is the session id of the lockstep check's request.
 const lockstepSession = "bench-lockstep"
 
+// lockstepPath is the route of the lockstep check of the stream l, through
+// either gateway. A translated load's slug in it makes llm_thinking's
+// gateway route it through the load's transport.
+func lockstepPath(l *load) string { return "/lockstep-" + l.slug + "/v1/messages" }
+
 // lockstep sends the streaming request on the paced route and reads the
 // answer event by event, telling the pacer after each one: the upstream
 // writes an event only once the client read the one before, so the check

@@ -4,18 +4,23 @@
 // and the CPU time of the Caddy process (from /proc, so Linux only) is
 // divided by the requests it served.
 //
-// Eleven loads are measured through both gateways: Claude Code sessions
+// Twelve loads are measured through both gateways: Claude Code sessions
 // of 256 KiB and 1 MiB with nothing to change, the same sizes after a
 // switch (10 thinking blocks produced by another backend, which
-// llm_thinking must remove), a stream of 2000 SSE events, a
-// chat-completions stream that transport openai translates, and the loads
-// of other clients and of a team: sessions that name no session (256 KiB
-// from 4 clients, 1 MiB from 2, blocks the gateway never saw), 4 clients
-// cycling over 8 and over 64 sessions of 1 MiB, and 4 clients whose 64 KiB
-// requests are answered with 2000 text deltas. The registry starts with
-// over 100,000 blocks. The upstream checks every body it receives and the client
-// every answer; any difference ends the run. A lockstep check makes sure
-// every event of a stream is forwarded in its own flush.
+// llm_thinking must remove), a stream of 2000 SSE events, two streams of
+// other APIs that llm_thinking's gateway translates (see translation.go)
+// and plain reverse_proxy relays as they are: a chat-completions stream
+// through transport openai and a Gemini stream through transport gemini,
+// and the loads of other clients and of a team: sessions that name no
+// session (256 KiB from 4 clients, 1 MiB from 2, blocks the gateway never
+// saw), 4 clients cycling over 8 and over 64 sessions of 1 MiB, and 4
+// clients whose 64 KiB requests are answered with 2000 text deltas. The
+// registry starts with over 100,000 blocks. The upstream checks every body
+// it receives (a translated load's, against the transport's translation)
+// and the client every answer; any difference ends the run. For each
+// stream, the SSE one and each translated one, a probe times the first
+// event alone, and a lockstep check makes sure every upstream event is
+// forwarded in its own flush.
 //
 // Every round starts a fresh Caddy per gateway; within a round the gateways
 // take turns at each load, a slice of the window at a time. The report

@@ -15,20 +15,13 @@ type summary struct {
 	window  time.Duration
 	loads   loads
 	perLoad map[*load]loadSummary
-	// streamTTFB is the stream's median time to first byte in its load;
-	// streamFirstByte the first-byte probe's (see firstbyte.go).
-	streamTTFB      [2]time.Duration
-	streamFirstByte [2]time.Duration
-	peakRSS         [2]int64
+	// streams are the probed streams' times to first byte and lockstep
+	// checks (see loads.probed).
+	streams map[*load]streamSummary
+	peakRSS [2]int64
 	// soloPeakRSS is the peak over the loads of one client.
 	soloPeakRSS [2]int64
 	startRSS    [2]int64 // peak once started, before the loads
-	lockstep    [2]lockstepResult
-	// chatTTFB and chatLockstep are the same for the chat-completions
-	// stream, relayed by plain and translated through llm_thinking.
-	chatTTFB      [2]time.Duration
-	chatFirstByte [2]time.Duration
-	chatLockstep  [2]lockstepResult
 	// registryBlocks is the fewest blocks llm_thinking's registry held
 	// at a start.
 	registryBlocks int
@@ -53,6 +46,20 @@ func (s loadSummary) addedPerByte() float64 {
 	return (s.cpu[viaLLMThinking] - s.cpu[viaPlain]) / float64(len(s.load.body))
 }
 
+// A streamSummary is one probed stream's time to first byte and lockstep
+// check through both gateways.
+type streamSummary struct {
+	// ttfb is the median time to first byte in the stream's load,
+	// firstByte the first-byte probe's (see firstbyte.go).
+	ttfb, firstByte [2]time.Duration
+	lockstep        [2]lockstepResult
+}
+
+// addedFirstByte is the time to first byte llm_thinking adds in the probe.
+func (s streamSummary) addedFirstByte() time.Duration {
+	return s.firstByte[viaLLMThinking] - s.firstByte[viaPlain]
+}
+
 // A lockstepResult is how the lockstep check went through one gateway
 // over the rounds.
 type lockstepResult struct {
@@ -72,8 +79,7 @@ func (r *lockstepResult) add(err error) {
 
 // summarize takes the medians of the rounds' results.
 func summarize(ls loads, rs results, window time.Duration) summary {
-	s := summary{rounds: len(rs[viaPlain]), window: window, loads: ls, perLoad: make(map[*load]loadSummary)}
-	stream, chat := slices.Index(ls.all(), ls.stream), slices.Index(ls.all(), ls.chat)
+	s := summary{rounds: len(rs[viaPlain]), window: window, loads: ls, perLoad: make(map[*load]loadSummary), streams: make(map[*load]streamSummary)}
 	for i, l := range ls.all() {
 		ld := loadSummary{load: l}
 		for via, runs := range rs {
@@ -87,20 +93,15 @@ func summarize(ls loads, rs results, window time.Duration) summary {
 		}
 		s.perLoad[l] = ld
 	}
+	for j, l := range ls.probed() {
+		s.streams[l] = summarizeStream(rs, slices.Index(ls.all(), l), j)
+	}
 	for via, runs := range rs {
-		var ttfb, chatTTFB, first, chatFirst []time.Duration
 		var rss, solo, start []int64
 		for _, r := range runs {
-			ttfb = append(ttfb, r.samples[stream].ttfb)
-			chatTTFB = append(chatTTFB, r.samples[chat].ttfb)
-			first, chatFirst = append(first, r.firstByte), append(chatFirst, r.chatFirstByte)
 			rss, solo, start = append(rss, r.peakRSS), append(solo, r.soloPeakRSS), append(start, r.startRSS)
-			s.lockstep[via].add(r.lockstep)
-			s.chatLockstep[via].add(r.chatLockstep)
 		}
-		s.streamTTFB[via], s.peakRSS[via], s.soloPeakRSS[via], s.startRSS[via] = median(ttfb), median(rss), median(solo), median(start)
-		s.chatTTFB[via] = median(chatTTFB)
-		s.streamFirstByte[via], s.chatFirstByte[via] = median(first), median(chatFirst)
+		s.peakRSS[via], s.soloPeakRSS[via], s.startRSS[via] = median(rss), median(solo), median(start)
 	}
 	for _, r := range rs[viaLLMThinking] {
 		if s.registryBlocks == 0 || r.registryBlocks < s.registryBlocks {
@@ -108,4 +109,20 @@ func summarize(ls loads, rs results, window time.Duration) summary {
 		}
 	}
 	return s
+}
+
+// summarizeStream takes the medians of a probed stream: sample is its
+// index in loads.all, probe in loads.probed.
+func summarizeStream(rs results, sample, probe int) streamSummary {
+	var ss streamSummary
+	for via, runs := range rs {
+		var ttfb, first []time.Duration
+		for _, r := range runs {
+			ttfb = append(ttfb, r.samples[sample].ttfb)
+			first = append(first, r.probes[probe].firstByte)
+			ss.lockstep[via].add(r.probes[probe].lockstep)
+		}
+		ss.ttfb[via], ss.firstByte[via] = median(ttfb), median(first)
+	}
+	return ss
 }

@@ -21,10 +21,10 @@ const (
 	// time to first byte added.
 	maxStreamCPURatio = 1.05
 	maxAddedTTFB      = 200 * time.Microsecond
-	// The chat-completions stream translated by transport openai (behind
+	// A stream of another API translated by its transport (behind
 	// llm_thinking) against plain reverse_proxy relaying it untranslated:
 	// CPU per request; the time to first byte added is maxAddedTTFB.
-	maxChatCPURatio = 1.5
+	maxTranslatedCPURatio = 1.5
 	// Peak memory added with a registry of fillerBlocks blocks or more.
 	maxAddedRSS = 30 << 20
 	// Clients without a session, at 256 KiB and 1 MiB: CPU per request.
@@ -60,30 +60,19 @@ func targets(s summary) []target {
 	for _, l := range []*load{ls.switched256, ls.switched1M} {
 		ts = append(ts, atMost(l.name+": CPU ratio", s.perLoad[l].cpuRatio(), maxSwitchedCPURatio))
 	}
-	addedTTFB := s.streamFirstByte[viaLLMThinking] - s.streamFirstByte[viaPlain]
-	lockstep := s.lockstep[viaLLMThinking]
-	addedRSS := s.soloPeakRSS[viaLLMThinking] - s.soloPeakRSS[viaPlain]
-	addedChatTTFB := s.chatFirstByte[viaLLMThinking] - s.chatFirstByte[viaPlain]
-	chatLockstep := s.chatLockstep[viaLLMThinking]
+	stream := s.streams[ls.stream]
 	ts = append(ts,
 		atMost(ls.stream.name+": CPU ratio", s.perLoad[ls.stream].cpuRatio(), maxStreamCPURatio),
-		target{
-			what: fmt.Sprintf("%s: time to first byte p50 difference, the first event alone, %+.3f ms <= %.3f ms", ls.stream.name, millis(addedTTFB), millis(maxAddedTTFB)),
-			met:  addedTTFB <= maxAddedTTFB,
-		},
-		target{
-			what: fmt.Sprintf("%s: every event in its own flush through llm_thinking: %s", ls.stream.name, lockstep),
-			met:  lockstep.passed == lockstep.rounds,
-		},
-		atMost(ls.chat.name+": CPU ratio, translated against relayed", s.perLoad[ls.chat].cpuRatio(), maxChatCPURatio),
-		target{
-			what: fmt.Sprintf("%s: time to first byte p50 difference, the first event alone, %+.3f ms <= %.3f ms", ls.chat.name, millis(addedChatTTFB), millis(maxAddedTTFB)),
-			met:  addedChatTTFB <= maxAddedTTFB,
-		},
-		target{
-			what: fmt.Sprintf("%s: one flush per upstream chunk through transport openai: %s", ls.chat.name, chatLockstep),
-			met:  chatLockstep.passed == chatLockstep.rounds,
-		},
+		firstByteTarget(ls.stream, stream),
+		lockstepTarget(ls.stream.name+": every event in its own flush through llm_thinking", stream))
+	for _, l := range ls.translated {
+		ts = append(ts,
+			atMost(l.name+": CPU ratio, translated against relayed", s.perLoad[l].cpuRatio(), maxTranslatedCPURatio),
+			firstByteTarget(l, s.streams[l]),
+			lockstepTarget(fmt.Sprintf("%s: one flush per upstream chunk through %s", l.name, l.translation.api.transportName()), s.streams[l]))
+	}
+	addedRSS := s.soloPeakRSS[viaLLMThinking] - s.soloPeakRSS[viaPlain]
+	ts = append(ts,
 		target{
 			what: fmt.Sprintf("peak RSS difference over the loads of one client %+.1f MiB <= %.0f MiB with %d blocks in the registry (>= %d)",
 				mebibytes(addedRSS), mebibytes(maxAddedRSS), s.registryBlocks, fillerBlocks),
@@ -94,6 +83,23 @@ func targets(s summary) []target {
 		atMost(ls.sessions64.name+": CPU ratio", s.perLoad[ls.sessions64].cpuRatio(), maxSessionsCPURatio),
 		atMost(ls.textStream.name+": CPU ratio", s.perLoad[ls.textStream].cpuRatio(), maxStreamCPURatio))
 	return ts
+}
+
+// firstByteTarget returns the target on the time to first byte
+// llm_thinking adds to the first event of the stream l alone.
+func firstByteTarget(l *load, ss streamSummary) target {
+	added := ss.addedFirstByte()
+	return target{
+		what: fmt.Sprintf("%s: time to first byte p50 difference, the first event alone, %+.3f ms <= %.3f ms", l.name, millis(added), millis(maxAddedTTFB)),
+		met:  added <= maxAddedTTFB,
+	}
+}
+
+// lockstepTarget returns the target that the lockstep check of a stream
+// passed through llm_thinking in every round.
+func lockstepTarget(what string, ss streamSummary) target {
+	r := ss.lockstep[viaLLMThinking]
+	return target{what: fmt.Sprintf("%s: %s", what, r), met: r.passed == r.rounds}
 }
 
 // atMost returns the target value <= bound.

@@ -11,9 +11,6 @@ import (
 	"time"
 )
 
-// lockstepPath is the route of the lockstep check, through either gateway.
-const lockstepPath = "/lockstep/v1/messages"
-
 // loadPath is the route of load l through gateway g. It ends in
 // /v1/messages, as the paths llm_thinking handles do.
 func loadPath(g gateway, l *load) string {
@@ -22,6 +19,7 @@ func loadPath(g gateway, l *load) string {
 
 // A route is what the upstream expects and answers on one path.
 type route struct {
+	query  string // the query it must come with
 	expect expectation
 	reply  *reply
 	// pacer, when set, holds each event of the reply back until the client
@@ -30,19 +28,24 @@ type route struct {
 	firstOnly bool
 }
 
-// routes returns the upstream's routes: one per load and gateway, the
-// lockstep check's and the first-byte probe's.
+// routes returns the upstream's routes: one per load and gateway, and per
+// probed stream and gateway the lockstep check's and the first-byte
+// probe's.
 func routes(ls loads, p *pacer) map[string]route {
-	rs := map[string]route{
-		lockstepPath:  {expect: newSameBytes(streamRequest), reply: ls.stream.reply, pacer: p},
-		firstBytePath: {expect: newSameBytes(streamRequest), reply: ls.stream.reply, pacer: p, firstOnly: true},
+	rs := make(map[string]route)
+	add := func(g gateway, l *load, path string, rt route) {
+		path, rt.query = l.upstreamPath(g, path)
+		rt.expect, rt.reply = l.expectation(g), l.reply
+		rs[path] = rt
 	}
 	for _, g := range gateways {
 		for _, l := range ls.all() {
-			rs[l.upstreamPath(g, loadPath(g, l))] = route{expect: l.expectation(g), reply: l.reply}
+			add(g, l, loadPath(g, l), route{})
 		}
-		rs[ls.chat.upstreamPath(g, lockstepChatPath)] = route{expect: ls.chat.expectation(g), reply: ls.chat.reply, pacer: p}
-		rs[ls.chat.upstreamPath(g, firstByteChatPath)] = route{expect: ls.chat.expectation(g), reply: ls.chat.reply, pacer: p, firstOnly: true}
+		for _, l := range ls.probed() {
+			add(g, l, lockstepPath(l), route{pacer: p})
+			add(g, l, firstBytePath(l), route{pacer: p, firstOnly: true})
+		}
 	}
 	return rs
 }
@@ -84,6 +87,9 @@ func (u *upstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, err := io.ReadAll(r.Body)
+	if err == nil && r.URL.RawQuery != rt.query {
+		err = fmt.Errorf("received the query %q, want %q", r.URL.RawQuery, rt.query)
+	}
 	if err == nil {
 		err = rt.expect.check(body)
 	}
