@@ -40,7 +40,9 @@ func TestStream(t *testing.T) {
 			data := strings.TrimPrefix(ev[strings.Index(ev, "data: "):], "data: ")
 			var d struct {
 				Index int
-				Delta struct{ PartialJSON string `json:"partial_json"` }
+				Delta struct {
+					PartialJSON string `json:"partial_json"`
+				}
 			}
 			if err := json.Unmarshal([]byte(data), &d); err != nil || d.Index != 3 {
 				t.Fatalf("event %q: %v", ev, err)
