@@ -7,6 +7,7 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
 // maxToolName is the longest tool name OpenAI accepts.
@@ -131,26 +132,12 @@ func thinkingSwitch(out []byte, sw ThinkingSwitch, cfg, outputConfig jsonscan.Va
 }
 
 // effort returns the reasoning_effort for a thinking config: "none" when
-// off, the effort the client gave with adaptive thinking, else one read
-// from the budget.
+// off, else the request's effort.
 func effort(on bool, cfg, outputConfig jsonscan.Value) string {
 	if !on {
 		return "none"
 	}
-	switch e := outputConfig.Get("effort").Str(); e {
-	case "low", "medium", "high":
-		return e
-	}
-	budget := cfg.Get("budget_tokens").Int()
-	switch {
-	case budget == 0:
-		return "high"
-	case budget < 4096:
-		return "low"
-	case budget < 16384:
-		return "medium"
-	}
-	return "high"
+	return messagesapi.Effort(cfg, outputConfig)
 }
 
 func appendIntMember(out []byte, name string, n int64) []byte {
