@@ -172,38 +172,11 @@ func (g *geminiRound) stream(resp *http.Response) messagesapi.Translator {
 
 func (g *geminiRound) answer(b []byte) ([]byte, error) { return gemini.TranslateAnswer(b, g.options()) }
 
-// geminiHeaders makes a Messages request's headers a Gemini request's: no
-// Anthropic header, the key as x-goog-api-key, an answer asked for
-// uncompressed, since it is read to be translated.
+// geminiHeaders makes a Messages request's headers a Gemini request's:
+// the key as x-goog-api-key (see apiHeaders).
 func (t *Gemini) geminiHeaders(r *http.Request, stream bool) {
-	h := r.Header
-	key := h.Get("X-Api-Key")
-	if bearer, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer "); ok && key == "" {
-		key = bearer
-	}
-	if t.APIKey != "" {
-		if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
-			key = repl.ReplaceAll(t.APIKey, "")
-		} else {
-			key = t.APIKey
-		}
-	}
-	h.Del("X-Api-Key")
-	h.Del("Authorization")
-	for name := range h {
-		if strings.HasPrefix(name, "Anthropic-") {
-			delete(h, name)
-		}
-	}
-	if key != "" {
-		h.Set("X-Goog-Api-Key", key)
-	}
-	h.Set("Content-Type", "application/json")
-	h.Set("Accept-Encoding", "identity")
-	if stream {
-		h.Set("Accept", "text/event-stream")
-	} else {
-		h.Set("Accept", "application/json")
+	if key := apiHeaders(r, t.APIKey, stream); key != "" {
+		r.Header.Set("X-Goog-Api-Key", key)
 	}
 }
 

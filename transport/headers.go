@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/caddyserver/caddy/v2"
+
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 )
@@ -31,6 +33,42 @@ func chatHeaders(h http.Header, stream bool) {
 	} else {
 		h.Set("Accept", "application/json")
 	}
+}
+
+// apiHeaders makes a Messages request's headers those of another API that
+// takes its key in a header of its own: no Anthropic header, no x-api-key
+// or Authorization, an answer asked for uncompressed, since it is read to
+// be translated. It returns the key for that header: configured
+// (placeholders replaced), else the client's x-api-key, else its bearer
+// token.
+func apiHeaders(r *http.Request, configured string, stream bool) string {
+	h := r.Header
+	key := h.Get("X-Api-Key")
+	if bearer, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer "); ok && key == "" {
+		key = bearer
+	}
+	if configured != "" {
+		if repl, ok := r.Context().Value(caddy.ReplacerCtxKey).(*caddy.Replacer); ok {
+			key = repl.ReplaceAll(configured, "")
+		} else {
+			key = configured
+		}
+	}
+	h.Del("X-Api-Key")
+	h.Del("Authorization")
+	for name := range h {
+		if strings.HasPrefix(name, "Anthropic-") {
+			delete(h, name)
+		}
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept-Encoding", "identity")
+	if stream {
+		h.Set("Accept", "text/event-stream")
+	} else {
+		h.Set("Accept", "application/json")
+	}
+	return key
 }
 
 // withoutBeta drops Claude Code's beta=true, which only the Messages API
