@@ -1,7 +1,7 @@
 // Package envelope carries a provider's own signed reasoning (Gemini's
-// thought signatures) in the signature of an Anthropic thinking block, so
-// that the client's history brings it back to the transport that got it,
-// byte for byte: no server state, restarts and replicas change nothing,
+// thought signatures, OpenAI's encrypted reasoning items) in the signature
+// of an Anthropic thinking block, so that the client's history brings it
+// back to the transport that got it, byte for byte: no server state, restarts and replicas change nothing,
 // and llm_thinking's registry knows the block's producer like any other.
 //
 // An envelope is the module's: it starts with block.ReasoningPrefix and the

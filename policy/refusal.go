@@ -39,14 +39,19 @@ var (
 		boundRefusal,
 	}
 	// signatureRefusals refuse a request for the signatures of its
-	// thinking without naming a block: Gemini's, which transport gemini
-	// brings back in the Anthropic envelope (a key or project that
-	// changed, a signature it no longer takes).
+	// thinking without naming a block: Gemini's thought signatures and
+	// OpenAI's encrypted reasoning, which transports gemini and responses
+	// bring back in the Anthropic envelope (a key, project or
+	// organization that changed, a signature it no longer takes).
 	signatureRefusals = []string{
 		"Corrupted thought signature",
 		"thought_signature",
 		"Invalid thought signature",
 		"Thought signature is not valid",
+		// invalid_encrypted_content: "The encrypted content gAAA... could
+		// not be verified." (another organization), "... could not be
+		// decrypted or parsed."
+		"The encrypted content ",
 	}
 	// structureRefusals are about where thinking is, or is not.
 	structureRefusals = []string{
@@ -203,7 +208,8 @@ func (p *Policy) rememberRefusal(r Refusal) {
 // the request that was the refusing backend's own as refused by it: its
 // signatures are no longer good there (a key or project changed), and the
 // replay goes without them (transport gemini then gives the calls of the
-// current turn the documented dummy).
+// current turn the documented dummy; transport responses sends no
+// reasoning items).
 func (p *Policy) rememberSignatureRefusal(r Refusal) {
 	if !slices.ContainsFunc(signatureRefusals, func(mark string) bool { return strings.Contains(r.Message, mark) }) {
 		return

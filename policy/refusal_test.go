@@ -28,6 +28,9 @@ func TestRefusalMessage(t *testing.T) {
 		"messages.1: The final block in an assistant message cannot be `thinking`.",
 		"messages.5.content.0: thinking block is bound to a different conversation",
 		"`clear_thinking_20251015` strategy requires `thinking` to be enabled",
+		"Corrupted thought signature.",
+		"The encrypted content gAAAAABo9x could not be verified. Reason: Encrypted content organization_id did not match the target organization.",
+		"The encrypted content gAAAAABo9x could not be decrypted or parsed.",
 	}
 	for _, msg := range refusals {
 		if got, ok := RefusalMessage(envelope("invalid_request_error", msg)); !ok || got != msg {

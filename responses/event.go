@@ -1,0 +1,59 @@
+package responses
+
+import "github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+
+// event is what the translation reads of one event of a Responses stream,
+// in one walk over its members.
+type event struct {
+	typ                                      []byte // the event's type, as written
+	delta, item, response, code, message, er jsonscan.Value
+}
+
+// readEvent reads the members of the event data b, a JSON object. A member
+// given twice counts by its last occurrence.
+func readEvent(b []byte) event {
+	var e event
+	var name [32]byte
+	it := jsonscan.Members(b, 0)
+	for key, start, ok := it.Next(); ok; key, start, ok = it.Next() {
+		var v *jsonscan.Value
+		switch string(jsonscan.Name(key, &name)) {
+		case "type":
+			var t jsonscan.Value
+			if t = value(&it, b, start); t.Kind() == jsonscan.String {
+				e.typ = jsonscan.Name(t, &name)
+				if len(e.typ) > 0 && &e.typ[0] == &name[0] {
+					// Unescaped into name, which the walk reuses.
+					e.typ = append([]byte(nil), e.typ...)
+				}
+			}
+			continue
+		case "delta":
+			v = &e.delta
+		case "item":
+			v = &e.item
+		case "response":
+			v = &e.response
+		case "code":
+			v = &e.code
+		case "message":
+			v = &e.message
+		case "error":
+			v = &e.er
+		default:
+			continue
+		}
+		*v = value(&it, b, start)
+	}
+	return e
+}
+
+// value passes over the iterator's current value, which starts at b[start],
+// and returns it.
+func value(it *jsonscan.Iter, b []byte, start int) jsonscan.Value {
+	end, ok := it.Skip()
+	if !ok {
+		return nil
+	}
+	return jsonscan.Value(b[start:end])
+}

@@ -1,0 +1,170 @@
+package responses
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonout"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/toolcall"
+)
+
+// ErrNotMessages says a request body is not a Messages request.
+var ErrNotMessages = errors.New("not a Messages request: want a JSON object with a messages array")
+
+// requestMembers are the top-level members of a Messages request that the
+// translation reads, read in one walk over it.
+type requestMembers struct {
+	model, stream, messages, system, tools, toolChoice, maxTokens, thinking, outputConfig jsonscan.Value
+}
+
+var memberNames = []string{"model", "stream", "messages", "system", "tools", "tool_choice", "max_tokens", "thinking", "output_config"}
+
+func readMembers(root jsonscan.Value) requestMembers {
+	var v [9]jsonscan.Value
+	root.Pick(memberNames, v[:])
+	return requestMembers{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]}
+}
+
+// TranslateRequest translates a Messages request body into a Responses
+// request with store false: the system prompt and system messages become
+// instructions; messages become input items (message, function_call,
+// function_call_output), each reasoning item a thinking block's envelope
+// carries back in its place, before the item it led to; tools become
+// function tools (strict off, schemas as given), tool_choice and
+// disable_parallel_tool_use the same, max_tokens max_output_tokens, the
+// thinking config reasoning (effort and summary, the encrypted content
+// included), output_config's format text.format. Nothing only the Messages
+// API defines is forwarded, nor temperature or top_p, which reasoning
+// models refuse.
+func TranslateRequest(body []byte, opts RequestOptions) (t Translated, err error) {
+	if !jsonscan.Valid(body) {
+		return Translated{}, ErrNotMessages
+	}
+	root := jsonscan.Parse(body)
+	r := readMembers(root)
+	if root.Kind() != jsonscan.Object || r.messages.Kind() != jsonscan.Array {
+		return Translated{}, ErrNotMessages
+	}
+	defer func() {
+		if err != nil {
+			t = Translated{}
+		}
+	}()
+	defer jsonout.Recover(&err)
+	t = Translated{Model: r.model.Str(), Stream: r.stream.Bool(), InputTokens: messagesapi.Estimate(r.system, r.tools, r.messages)}
+	upstream := t.Model
+	if opts.Model != "" {
+		upstream = opts.Model
+	}
+	w := requestWriter{Writer: jsonout.Writer{Grow: opts.Grow, Hold: opts.Hold}, opts: opts}
+	w.Room(len(body))
+	w.Raw(`{"model":`)
+	w.Quote([]byte(upstream))
+	w.Raw(`,"input":[`)
+	w.input(r.messages)
+	w.Raw("]")
+	if messagesapi.HasSystem(r.system, r.messages) {
+		w.Raw(`,"instructions":"`)
+		messagesapi.WriteSystem(&w.Writer, r.system, r.messages)
+		w.Raw(`"`)
+	}
+	w.tools(r.tools)
+	w.toolChoice(r.toolChoice)
+	w.maxOutputTokens(r.maxTokens)
+	w.reasoning(r.thinking, r.outputConfig)
+	w.textFormat(r.outputConfig)
+	w.Raw(`,"store":false`)
+	if t.Stream {
+		w.Raw(`,"stream":true`)
+	}
+	w.Raw("}")
+	t.Body = w.Out
+	return t, nil
+}
+
+// requestWriter writes a Responses request.
+type requestWriter struct {
+	jsonout.Writer
+	opts RequestOptions
+	n    int // input items written
+
+	// The function calls waiting for their outputs: their ids, and by
+	// place their call ids.
+	pending toolcall.Pending
+	callIDs []jsonscan.Value
+	orphans toolcall.Orphans
+	scratch []byte // a thinking block's text, a call id
+	sigBuf  []byte // a thinking block's signature
+	item    item
+}
+
+// input writes the messages as input items.
+func (w *requestWriter) input(msgs jsonscan.Value) {
+	var role [32]byte
+	for m := range msgs.Elements() {
+		switch string(m.Get("role").Name(&role)) {
+		case "system":
+			// In instructions.
+		case "assistant":
+			w.outputsPending()
+			w.assistant(m.Get("content"))
+		default:
+			w.user(m.Get("content"))
+		}
+	}
+	w.outputsPending()
+}
+
+// next starts an input item.
+func (w *requestWriter) next() {
+	if w.n > 0 {
+		w.Raw(",")
+	}
+	w.n++
+}
+
+// maxOutputTokens writes max_tokens as max_output_tokens, capped.
+func (w *requestWriter) maxOutputTokens(v jsonscan.Value) {
+	n := v.Int()
+	if c := int64(w.opts.MaxTokens); c > 0 && (n <= 0 || n > c) {
+		n = c
+	}
+	if n > 0 {
+		w.Raw(`,"max_output_tokens":`)
+		w.Raw(strconv.FormatInt(n, 10))
+	}
+}
+
+// reasoning writes the reasoning config of a request that thinks: its
+// effort, the summary asked for, and the encrypted content included, so
+// that the reasoning can come back. A request that does not think gets the
+// model's default, and no encrypted content: models that do not reason
+// refuse it.
+func (w *requestWriter) reasoning(thinking, outputConfig jsonscan.Value) {
+	if !messagesapi.Thinks(thinking) {
+		return
+	}
+	w.Raw(`,"reasoning":{"effort":"` + messagesapi.Effort(thinking, outputConfig) + `"`)
+	switch s := w.opts.Summary; s {
+	case SummaryNone:
+	case SummaryConcise, SummaryDetailed:
+		w.Raw(`,"summary":"` + s + `"`)
+	default:
+		w.Raw(`,"summary":"auto"`)
+	}
+	w.Raw(`},"include":["reasoning.encrypted_content"]`)
+}
+
+// textFormat writes output_config's JSON Schema format as text.format.
+func (w *requestWriter) textFormat(outputConfig jsonscan.Value) {
+	f := outputConfig.Get("format")
+	schema := f.Get("schema")
+	if !f.Get("type").Is("json_schema") || schema.Kind() != jsonscan.Object {
+		return
+	}
+	w.Raw(`,"text":{"format":{"type":"json_schema","name":"output","strict":false,"schema":`)
+	w.RawBytes(schema)
+	w.Raw("}}")
+}
