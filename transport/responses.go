@@ -1,0 +1,219 @@
+package transport
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
+	"go.uber.org/zap"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/envelope"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/responses"
+)
+
+func init() {
+	caddy.RegisterModule(Responses{})
+}
+
+// Responses is a reverse_proxy transport that speaks OpenAI's Responses
+// API to the upstream (api.openai.com, or vLLM, Ollama, LM Studio,
+// OpenRouter) and the Anthropic Messages API to the client: a request to
+// …/v1/messages goes to …/v1/responses with store false, translated (see
+// package responses), and the answer comes back as a Messages answer
+// under the model the client asked for, each reasoning item a thinking
+// block whose signature carries the item's id and encrypted content in
+// the gateway's envelope, so that the client's history brings it back. A
+// request to …/v1/messages/count_tokens is answered by the transport
+// itself with an estimate. Every other request passes as with the http
+// transport, whose options all apply.
+type Responses struct {
+	reverseproxy.HTTPTransport
+
+	// Models maps the models clients ask for to the ones the upstream
+	// serves ({"match":"claude-*","model":"gpt-5"}); the first that
+	// matches wins, and other models go as sent.
+	Models Models `json:"models,omitempty"`
+
+	// APIKey is the key the upstream gets as a bearer token, placeholders
+	// allowed ("{env.OPENAI_API_KEY}"); without it, the client's
+	// x-api-key, or its bearer token.
+	APIKey string `json:"api_key,omitempty"`
+
+	// ReasoningSummary is the summary asked for when a request thinks:
+	// auto (default), concise, detailed, or none (thinking blocks then
+	// have no text).
+	ReasoningSummary string `json:"reasoning_summary,omitempty"`
+
+	// MaxTokens, when set, caps the max_tokens a request asks for.
+	MaxTokens int `json:"max_tokens,omitempty"`
+
+	// SigningKey, when set, is the secret the envelopes of reasoning items
+	// are sealed with, placeholders allowed; unset, a key the transports
+	// keep in Caddy's storage (made on first use), which replicas that
+	// share the storage share.
+	SigningKey string `json:"signing_key,omitempty"`
+
+	// MaxResponseSize bounds a JSON answer held to be translated (default
+	// 8 MiB); a larger one is an error. Streams are never held.
+	MaxResponseSize int64 `json:"max_response_size,omitempty"`
+
+	key    *envelope.Key
+	logger *zap.Logger
+	memory memory
+}
+
+// CaddyModule returns the Caddy module information.
+func (Responses) CaddyModule() caddy.ModuleInfo {
+	return caddy.ModuleInfo{
+		ID:  "http.reverse_proxy.transport.responses",
+		New: func() caddy.Module { return new(Responses) },
+	}
+}
+
+// Provision sets up the http transport, reads the options and gets the
+// signing key.
+func (t *Responses) Provision(ctx caddy.Context) error {
+	t.logger = ctx.Logger()
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	if t.MaxResponseSize == 0 {
+		t.MaxResponseSize = DefaultMaxResponseSize
+	}
+	key, err := signingKey(ctx, t.SigningKey)
+	if err != nil {
+		return fmt.Errorf("transport responses: %w", err)
+	}
+	t.key = key
+	t.memory.join(t, t.logger)
+	return t.HTTPTransport.Provision(ctx)
+}
+
+// Cleanup lets go of the memory budget and the http transport's
+// connections.
+func (t *Responses) Cleanup() error {
+	t.memory.leave(t)
+	return t.HTTPTransport.Cleanup()
+}
+
+// Validate checks the options.
+func (t *Responses) Validate() error {
+	if t.MaxTokens < 0 || t.MaxResponseSize < 0 {
+		return fmt.Errorf("transport responses: max_tokens and max_response_size cannot be negative")
+	}
+	switch t.ReasoningSummary {
+	case "", responses.SummaryAuto, responses.SummaryConcise, responses.SummaryDetailed, responses.SummaryNone:
+	default:
+		return fmt.Errorf("transport responses: reasoning_summary %q: want auto, concise, detailed or none", t.ReasoningSummary)
+	}
+	if err := t.Models.Check(); err != nil {
+		return fmt.Errorf("transport responses: %w", err)
+	}
+	return nil
+}
+
+// RoundTrip translates a Messages request, sends it and translates the
+// answer; any other request goes as the http transport sends it.
+func (t *Responses) RoundTrip(req *http.Request) (resp *http.Response, err error) {
+	ep, prefix := messagesapi.EndpointOf(req)
+	if ep == messagesapi.Other {
+		return t.HTTPTransport.RoundTrip(req)
+	}
+	defer guard.Recover(t.logger, "transport responses", "", failed(&err))
+	x := translator{memory: &t.memory, maxResponseSize: t.MaxResponseSize, logger: t.logger, next: &t.HTTPTransport}
+	return x.roundTrip(req, ep, &responsesRound{t: t, prefix: prefix})
+}
+
+// responsesRound is one Messages request through transport responses.
+type responsesRound struct {
+	t      *Responses
+	prefix string
+	tr     responses.Translated
+	signer envelope.Signer
+}
+
+func (r *responsesRound) translate(req *http.Request, body []byte, grow func([]byte, int) ([]byte, error), hold func(int) error) ([]byte, error) {
+	model, _ := r.t.Models.Map(modelOf(body))
+	r.signer = responses.NewSigner(r.t.key, req.URL.Host)
+	tr, err := responses.TranslateRequest(body, responses.RequestOptions{Model: model, Signer: r.signer,
+		Summary: r.t.ReasoningSummary, MaxTokens: r.t.MaxTokens, Grow: grow, Hold: hold})
+	translated := tr.Body
+	tr.Body = nil
+	r.tr = tr
+	return translated, err
+}
+
+func (r *responsesRound) prepare(out *http.Request) {
+	out.URL.Path = r.prefix + "/v1/responses"
+	out.URL.RawPath, out.URL.RawQuery = "", ""
+	if key := apiHeaders(out, r.t.APIKey, r.tr.Stream); key != "" {
+		out.Header.Set("Authorization", "Bearer "+key)
+	}
+}
+
+func (r *responsesRound) errorBody(status int, body []byte) []byte {
+	return responses.ErrorBody(status, body)
+}
+
+func (r *responsesRound) options() responses.AnswerOptions {
+	return responses.AnswerOptions{Model: r.tr.Model, Signer: r.signer, InputTokens: r.tr.InputTokens}
+}
+
+func (r *responsesRound) stream(resp *http.Response) messagesapi.Translator {
+	if !r.tr.Stream && messagesapi.MediaType(resp.Header) != messagesapi.EventStream {
+		return nil
+	}
+	return responses.NewStream(r.options())
+}
+
+func (r *responsesRound) answer(b []byte) ([]byte, error) {
+	return responses.TranslateAnswer(b, r.options())
+}
+
+// UnmarshalCaddyfile reads the transport's block: every `transport http`
+// subdirective, and
+//
+//	transport responses {
+//	    model <pattern> <model>     # repeatable, first match wins
+//	    api_key <key>               # placeholders allowed
+//	    reasoning_summary auto|concise|detailed|none
+//	    max_tokens <n>
+//	    signing_key <secret>        # placeholders allowed
+//	    max_response_size <size>
+//	}
+func (t *Responses) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
+	return unmarshal(d, &t.HTTPTransport, func(d *caddyfile.Dispenser) (bool, error) {
+		switch d.Val() {
+		case "model":
+			return true, parseModel(d, &t.Models)
+		case "api_key":
+			return true, parseOne(d, &t.APIKey)
+		case "reasoning_summary":
+			return true, parseOne(d, &t.ReasoningSummary)
+		case "max_tokens":
+			return true, parseCount(d, &t.MaxTokens)
+		case "signing_key":
+			return true, parseOne(d, &t.SigningKey)
+		case "max_response_size":
+			return true, parseSize(d, &t.MaxResponseSize)
+		}
+		return false, nil
+	})
+}
+
+// Interface guards
+var (
+	_ caddy.Provisioner                                = (*Responses)(nil)
+	_ caddy.Validator                                  = (*Responses)(nil)
+	_ caddy.CleanerUpper                               = (*Responses)(nil)
+	_ http.RoundTripper                                = (*Responses)(nil)
+	_ caddyfile.Unmarshaler                            = (*Responses)(nil)
+	_ reverseproxy.TLSTransport                        = (*Responses)(nil)
+	_ reverseproxy.H2CTransport                        = (*Responses)(nil)
+	_ reverseproxy.HealthCheckSchemeOverriderTransport = (*Responses)(nil)
+	_ reverseproxy.ProxyProtocolTransport              = (*Responses)(nil)
+)
