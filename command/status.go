@@ -85,7 +85,8 @@ type proxyStatus struct {
 	// Upstreams are the dial addresses of its upstreams.
 	Upstreams []string `json:"upstreams"`
 	// Protocol is its transport: "http" (the default), "openai" (chat
-	// completions), "anthropic" (model names mapped), or another module.
+	// completions), "responses" (OpenAI's Responses API), "gemini",
+	// "anthropic" (model names mapped), or another module.
 	Protocol string `json:"protocol"`
 	// Models is the transport's model map, in order; absent when it has
 	// none.
