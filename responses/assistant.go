@@ -136,9 +136,10 @@ func (a *assistantWriter) reasoning(b jsonscan.Value) {
 	a.closeMessage()
 	mark, n := len(w.Out), w.n
 	w.next()
-	w.Raw(`{"type":"reasoning","id":`)
-	w.Quote(it.id)
-	w.Raw(`,"summary":[`)
+	// Without its id, as OpenAI's own clients send it with store false:
+	// nothing was kept to find it by, and the encrypted content is all the
+	// model needs.
+	w.Raw(`{"type":"reasoning","summary":[`)
 	if !it.content {
 		a.parts(text, `{"type":"summary_text","text":`)
 	}

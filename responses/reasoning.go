@@ -7,7 +7,8 @@ import (
 
 // A reasoning item as the envelope of its thinking block carries it: what
 // the request's translation needs, beside the block's text, to put the
-// item back as the upstream gave it.
+// item back as the upstream gave it (its id is kept, though not sent back:
+// see assistantWriter.reasoning).
 //
 // The payload is "<length of id>.<id>.<s|c><part lengths>.<encrypted>":
 // the item's id; whether the block's text is its summary (s) or its

@@ -34,7 +34,7 @@ func translate(t *testing.T, body string, opts RequestOptions) string {
 }
 
 // The reasoning item of apiEvents, as it must go back.
-const reasoningBack = `{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"**Plan**\n\nList the files \"now\"."},{"type":"summary_text","text":"Then answer."}],"encrypted_content":"gAAAAABenc-1=="}`
+const reasoningBack = `{"type":"reasoning","summary":[{"type":"summary_text","text":"**Plan**\n\nList the files \"now\"."},{"type":"summary_text","text":"Then answer."}],"encrypted_content":"gAAAAABenc-1=="}`
 
 // TestAToolLoopGoesBackWithItsReasoning: the answer's reasoning item comes
 // back byte for byte, before the call it led to, with the call's output.
