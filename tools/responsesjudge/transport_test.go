@@ -1,0 +1,113 @@
+package responsesjudge
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"testing"
+
+	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/caddyserver/caddy/v2"
+	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/transport"
+)
+
+// anthropicClient returns an Anthropic SDK client whose requests go
+// through transport responses to u.
+func anthropicClient(t *testing.T, u *llmtest.ResponsesUpstream) anthropic.Client {
+	t.Helper()
+	tr := &transport.Responses{Models: transport.Models{{Match: "claude-*", Model: "gpt-5"}}, SigningKey: "judge"}
+	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
+	t.Cleanup(cancel)
+	if err := tr.Provision(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tr.Cleanup() })
+	return anthropic.NewClient(option.WithBaseURL(u.URL()), option.WithAPIKey("sk-judge"), option.WithMaxRetries(0),
+		option.WithHTTPClient(&http.Client{Transport: tr}))
+}
+
+var anthropicBash = anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{Name: "Bash", Description: anthropic.String("Run a command"),
+	InputSchema: anthropic.ToolInputSchemaParam{Properties: map[string]any{"command": map[string]any{"type": "string"}}, Required: []string{"command"}}}}
+
+// turn makes one turn, streamed (accumulated by the SDK) or not.
+func turn(t *testing.T, c anthropic.Client, stream bool, msgs []anthropic.MessageParam) anthropic.Message {
+	t.Helper()
+	params := anthropic.MessageNewParams{Model: "claude-sonnet-4-5", MaxTokens: 1024, Messages: msgs,
+		Tools: []anthropic.ToolUnionParam{anthropicBash}, Thinking: anthropic.ThinkingConfigParamOfEnabled(2048)}
+	if !stream {
+		m, err := c.Messages.New(context.Background(), params)
+		if err != nil {
+			t.Fatalf("the SDK refused the answer: %v", err)
+		}
+		return *m
+	}
+	s := c.Messages.NewStreaming(context.Background(), params)
+	var m anthropic.Message
+	for s.Next() {
+		if err := m.Accumulate(s.Current()); err != nil {
+			t.Fatalf("the SDK could not accumulate the stream: %v", err)
+		}
+	}
+	if err := s.Err(); err != nil {
+		t.Fatalf("the SDK refused the stream: %v", err)
+	}
+	return m
+}
+
+// TestSDKsJudgeAToolLoopThroughTheTransport: the Anthropic SDK decodes and
+// accumulates the reasoning item's thinking block and two parallel
+// tool_uses, streamed and not; sent back as the SDK makes it, the turn
+// reaches the mock in a shape the OpenAI SDK reads, the reasoning item
+// before the calls, with its summary and encrypted content, the calls'
+// outputs after them.
+func TestSDKsJudgeAToolLoopThroughTheTransport(t *testing.T) {
+	for _, stream := range []bool{true, false} {
+		t.Run(map[bool]string{true: "stream", false: "json"}[stream], func(t *testing.T) {
+			u := llmtest.NewResponsesUpstream("oa")
+			defer u.Close()
+			c := anthropicClient(t, u)
+			msgs := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("[tool][parallel] list the files"))}
+			m := turn(t, c, stream, msgs)
+			if len(m.Content) != 3 || m.Content[0].Thinking != u.Summary(1) || m.Content[1].Type != "tool_use" ||
+				m.Content[2].Type != "tool_use" || m.StopReason != anthropic.StopReasonToolUse || m.Model != "claude-sonnet-4-5" {
+				t.Fatalf("turn 1: %s", m.RawJSON())
+			}
+			msgs = append(msgs, m.ToParam(), anthropic.NewUserMessage(
+				anthropic.NewToolResultBlock(m.Content[1].ID, "file1", false), anthropic.NewToolResultBlock(m.Content[2].ID, "file2", true)))
+			m = turn(t, c, stream, msgs)
+			last := len(m.Content) - 1
+			if m.StopReason != anthropic.StopReasonEndTurn || m.Content[last].Text != "oa answer 2." || m.Content[0].Thinking != u.Summary(2) {
+				t.Fatalf("turn 2: %s", m.RawJSON())
+			}
+			if back := u.ReasoningBack(1); !slices.Equal(back, []string{"rs_oa_1"}) {
+				t.Fatalf("the reasoning back: %v", back)
+			}
+
+			reqs := judge(t, u)
+			items := reqs[1].Items
+			if len(items) != 6 {
+				t.Fatalf("the second request's items: %#v", items)
+			}
+			rs, ok := items[1].(*responses.ResponseReasoningItem)
+			if !ok || rs.EncryptedContent == "" || len(rs.Summary) != 1 || rs.Summary[0].Text != u.Summary(1) {
+				t.Fatalf("the reasoning item went back as %#v", items[1])
+			}
+			call, ok := items[2].(*responses.ResponseFunctionToolCall)
+			if !ok || call.CallID != "call_oa_1_0" || call.Name != "Bash" || call.Arguments == "" {
+				t.Fatalf("the first call went back as %#v", items[2])
+			}
+			out, ok := items[5].(*responses.ResponseInputItemFunctionCallOutput)
+			if !ok || out.Output.OfString != "Error: file2" {
+				t.Fatalf("the second output: %#v", items[5])
+			}
+			if r := reqs[1].Reasoning; r == nil || r.Effort != "low" || r.Summary != "auto" || !slices.Contains(reqs[1].Include, "reasoning.encrypted_content") ||
+				reqs[1].Store == nil || *reqs[1].Store || reqs[1].Model != "gpt-5" {
+				t.Fatalf("the request's settings: %+v", reqs[1])
+			}
+		})
+	}
+}
