@@ -86,6 +86,19 @@ func TestCaddyfile(t *testing.T) {
 			max_response_size 4MiB
 			dial_timeout 2s
 		}`, `{"api_key":"{env.GEMINI_API_KEY}","api_version":"v1","dial_timeout":2000000000,"max_response_size":4194304,"models":[{"match":"claude-*","model":"gemini-3-pro-preview"}],"protocol":"gemini","signing_key":"{env.SIGNING_KEY}"}`, ""},
+		{"responses", `transport responses {
+			model claude-* gpt-5
+			api_key {env.OPENAI_API_KEY}
+			reasoning_summary detailed
+			max_tokens 16384
+			signing_key s
+			max_response_size 2MiB
+			read_timeout 5m
+		}`, `{"api_key":"{env.OPENAI_API_KEY}","max_response_size":2097152,"max_tokens":16384,"models":[{"match":"claude-*","model":"gpt-5"}],"protocol":"responses","read_timeout":300000000000,"reasoning_summary":"detailed","signing_key":"s"}`, ""},
+		{"responses summary twice", `transport responses {
+			reasoning_summary auto
+			reasoning_summary none
+		}`, "", "given twice"},
 		{"gemini api_key twice", `transport gemini {
 			api_key a
 			api_key b
