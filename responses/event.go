@@ -1,6 +1,10 @@
 package responses
 
-import "github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+import (
+	"bytes"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+)
 
 // event is what the translation reads of one event of a Responses stream,
 // in one walk over its members.
@@ -19,12 +23,10 @@ func readEvent(b []byte) event {
 		var v *jsonscan.Value
 		switch string(jsonscan.Name(key, &name)) {
 		case "type":
-			var t jsonscan.Value
-			if t = value(&it, b, start); t.Kind() == jsonscan.String {
-				e.typ = jsonscan.Name(t, &name)
-				if len(e.typ) > 0 && &e.typ[0] == &name[0] {
-					// Unescaped into name, which the walk reuses.
-					e.typ = append([]byte(nil), e.typ...)
+			if t := value(&it, b, start); t.Kind() == jsonscan.String {
+				e.typ = t[1 : len(t)-1]
+				if bytes.IndexByte(e.typ, '\\') >= 0 {
+					e.typ = t.Text() // escaped: no type the translation knows is
 				}
 			}
 			continue
