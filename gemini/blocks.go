@@ -70,7 +70,7 @@ func (b *blocks) part(p *partFields) {
 		b.call(fc)
 		return
 	}
-	hasText := text.Kind() == jsonscan.String && len(text) > 2
+	hasText := len(text) > 2 && literal(text)
 	if thought.Bool() {
 		if b.open != thinkingBlock || b.hasSig {
 			b.closeOpen()
@@ -170,7 +170,7 @@ func (b *blocks) call(fc jsonscan.Value) {
 		id = base64.RawURLEncoding.AppendEncode(append(id[:0], mintedIDPrefix...), r[:])
 	}
 	input := []byte(fc.Get("args"))
-	if len(input) == 0 || input[0] != '{' {
+	if len(input) == 0 || input[0] != '{' || !jsonscan.Valid(input) {
 		input = []byte("{}")
 	}
 	b.out.tool(id, fc.Get("name"), input)

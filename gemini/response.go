@@ -8,6 +8,7 @@ type response struct {
 	finish, usage, responseID, err jsonscan.Value
 	blocked                        bool // the prompt was blocked: no candidate
 	candidate                      bool // the response has a candidate
+	walked                         bool // the response is an object walked to its end
 }
 
 // partFields are the members of a part the translation reads.
@@ -45,6 +46,7 @@ func readResponse(v jsonscan.Value, parts []partFields) response {
 		}
 	}
 	r.blocked = !r.candidate && feedback.Get("blockReason").Exists()
+	r.walked = it.Err() == nil
 	return r
 }
 

@@ -57,16 +57,18 @@ func (s *Stream) Chunk(dst, data []byte) []byte {
 	if s.ended {
 		return dst
 	}
-	data = bytes.TrimSpace(data)
-	if !jsonscan.Valid(data) {
-		return s.Fail(dst, "api_error", "the upstream sent an event that is not JSON")
-	}
-	v := jsonscan.Parse(data)
+	// The walk of readResponse is all that is checked of a chunk: the
+	// values passed on as they are (text, arguments, names) are checked
+	// where they are (see literal), the rest only read.
+	v := jsonscan.Value(bytes.TrimSpace(data))
 	if v.Kind() == jsonscan.Array { // a client that asked without alt=sse
 		v = v.Index(0)
 	}
 	r := readResponse(v, s.parts)
 	s.parts = r.parts
+	if !r.walked {
+		return s.Fail(dst, "api_error", "the upstream sent an event that is not a JSON object")
+	}
 	if r.err.Exists() {
 		status := errorStatus(r.err)
 		return s.Fail(dst, messagesapi.ErrorType(status), errorMessage(status, data))
@@ -207,8 +209,12 @@ func (s *sseSink) tool(id []byte, name jsonscan.Value, input []byte) {
 
 // appendName appends a function's name literal, "" when it has none.
 func appendName(dst []byte, name jsonscan.Value) []byte {
-	if name.Kind() != jsonscan.String {
+	if !literal(name) {
 		return append(dst, `""`...)
 	}
 	return append(dst, name...)
 }
+
+// literal reports whether v is a valid string literal, which the
+// translation may pass on as it is.
+func literal(v jsonscan.Value) bool { return v.Kind() == jsonscan.String && jsonscan.Valid(v) }

@@ -13,9 +13,15 @@ type event struct {
 	delta, item, response, code, message, er jsonscan.Value
 }
 
-// readEvent reads the members of the event data b, a JSON object. A member
-// given twice counts by its last occurrence.
-func readEvent(b []byte) event {
+// readEvent reads the members of the event data b, a JSON object, and
+// reports whether it walked it to its end. A member given twice counts by
+// its last occurrence.
+//
+// The walk is all that is checked of an event: the values the translation
+// passes on as they are (text, arguments, names) are checked where it
+// does (see literal), and the rest only read. An event of text costs one
+// walk, not a validation of all of it first.
+func readEvent(b []byte) (event, bool) {
 	var e event
 	var name [32]byte
 	it := jsonscan.Members(b, 0)
@@ -47,8 +53,12 @@ func readEvent(b []byte) event {
 		}
 		*v = value(&it, b, start)
 	}
-	return e
+	return e, it.Err() == nil
 }
+
+// literal reports whether v is a valid string literal, which the
+// translation may pass on as it is.
+func literal(v jsonscan.Value) bool { return v.Kind() == jsonscan.String && jsonscan.Valid(v) }
 
 // value passes over the iterator's current value, which starts at b[start],
 // and returns it.

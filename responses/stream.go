@@ -71,10 +71,10 @@ func (s *Stream) Chunk(dst, data []byte) []byte {
 	if len(data) == 0 {
 		return dst
 	}
-	if !jsonscan.Valid(data) || data[0] != '{' {
+	ev, ok := readEvent(data)
+	if !ok || data[0] != '{' {
 		return s.Fail(dst, "api_error", "the upstream sent an event that is not a JSON object")
 	}
-	ev := readEvent(data)
 	switch string(ev.typ) {
 	case "error":
 		return s.Fail(dst, errorType(ev.code, ev.er), streamErrorMessage(ev))
@@ -98,7 +98,7 @@ func (s *Stream) Chunk(dst, data []byte) []byte {
 	case "response.output_text.delta", "response.refusal.delta":
 		return s.textDelta(dst, ev.delta)
 	case "response.function_call_arguments.delta":
-		if s.open == toolBlock && ev.delta.Kind() == jsonscan.String {
+		if s.open == toolBlock && literal(ev.delta) {
 			dst = s.tool.Fragment(dst, s.index, ev.delta)
 		}
 		return dst
@@ -185,7 +185,7 @@ func (s *Stream) itemDone(dst []byte, it jsonscan.Value) []byte {
 		if s.open != toolBlock {
 			dst = s.openTool(dst, it)
 		}
-		if args := it.Get("arguments"); !s.tool.Begun() && args.Kind() == jsonscan.String {
+		if args := it.Get("arguments"); !s.tool.Begun() && literal(args) {
 			dst = s.tool.Fragment(dst, s.index, args)
 		}
 		return s.closeOpen(dst)
@@ -227,7 +227,7 @@ func (s *Stream) summaryPart(dst []byte) []byte {
 // or of its reasoning content. The first kind that comes is the block's
 // text; the other is passed over.
 func (s *Stream) reasoningDelta(dst []byte, lit jsonscan.Value, content bool) []byte {
-	if lit.Kind() != jsonscan.String {
+	if !literal(lit) {
 		return dst
 	}
 	if s.open != thinkingBlock {
@@ -252,7 +252,7 @@ func (s *Stream) reasoningDelta(dst []byte, lit jsonscan.Value, content bool) []
 
 // textDelta writes text of a message item.
 func (s *Stream) textDelta(dst []byte, lit jsonscan.Value) []byte {
-	if lit.Kind() != jsonscan.String || len(lit) <= 2 {
+	if len(lit) <= 2 || !literal(lit) {
 		return dst
 	}
 	if s.open != textBlock {
@@ -339,7 +339,7 @@ func appendValue(dst []byte, lit jsonscan.Value) []byte {
 
 // appendName appends a function's name literal, "" when it has none.
 func appendName(dst []byte, name jsonscan.Value) []byte {
-	if name.Kind() != jsonscan.String {
+	if !literal(name) {
 		return append(dst, `""`...)
 	}
 	return append(dst, name...)
