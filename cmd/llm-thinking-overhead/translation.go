@@ -12,7 +12,7 @@ import (
 // relays that stream as it is; llm_thinking's gateway reaches the
 // upstream through a transport that translates the request and every
 // chunk of the answer, so its client receives a Messages stream. What the
-// transport costs is the difference. Each API (chat.go, gemini.go) gives
+// transport costs is the difference. Each API (chat.go, gemini.go, responses.go) gives
 // its transport, its paths, the request the transport sends and the
 // stream the upstream answers; the rest is shared.
 
@@ -49,7 +49,7 @@ func (a *api) transportName() string {
 }
 
 // apis are the APIs of the translated loads, in the report's order.
-var apis = []*api{chatAPI, geminiAPI}
+var apis = []*api{chatAPI, geminiAPI, responsesAPI}
 
 // A translation is what a load through llm_thinking's gateway is
 // translated to and from.
@@ -90,7 +90,9 @@ type chunker interface {
 func translatedReply(native *reply, s chunker) *reply {
 	var groups [][]byte
 	for _, ev := range native.events {
-		data := strings.TrimRight(strings.TrimPrefix(string(ev), "data: "), "\r\n")
+		_, data, _ := strings.Cut("\n"+string(ev), "\ndata: ")
+		data, _, _ = strings.Cut(data, "\n")
+		data = strings.TrimRight(data, "\r")
 		groups = append(groups, s.Chunk(nil, []byte(data)))
 	}
 	return eventStream(groups)
