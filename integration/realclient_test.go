@@ -306,3 +306,48 @@ func TestRealClaudeCodeGeminiToolLoop(t *testing.T) {
 	assertAllAccepted(t, gem)
 	t.Logf("%d requests, all accepted; %d calls made, %d back with their signatures on --continue", len(gem.Requests()), calls, back)
 }
+
+// TestRealClaudeCodeResponsesToolLoop: the real client on OpenAI's
+// Responses API through transport responses and the strict mock: a tool
+// round trip and --continue, the reasoning summary shown as thinking, each
+// reasoning item back with its encrypted content on every later request,
+// no error.
+func TestRealClaudeCodeResponsesToolLoop(t *testing.T) {
+	claude := realClient(t)
+	oa := startResponses(t, "openai", "")
+	g := newGateway(t, nil, "openai", withResponses("openai", oa, ""))
+	home := claudeHome(t)
+
+	out := claudeRun(t, claude, home, g.url(), "[tool] list the files here", "--allowedTools", "Bash")
+	t.Logf("run 1 printed: %s", strings.TrimSpace(out))
+	if !strings.Contains(out, "openai answer") {
+		t.Errorf("Claude Code did not show the answer: %q", out)
+	}
+	if len(oa.Issued()) < 2 {
+		t.Fatalf("the upstream answered %d reasoning items: the tool loop did not run", len(oa.Issued()))
+	}
+	out = claudeRun(t, claude, home, g.url(), "--continue", "go on")
+	t.Logf("run 2 printed: %s", strings.TrimSpace(out))
+	if !strings.Contains(out, "openai answer") {
+		t.Errorf("Claude Code did not show the answer: %q", out)
+	}
+	assertResponsesAccepted(t, oa)
+	// The --continue request of the main thread carries the reasoning item
+	// of each earlier answer of the main thread: the call's, and the one of
+	// the answer after the tool's output.
+	reqs := oa.Requests()
+	main := -1
+	for i, r := range reqs {
+		if strings.Contains(string(r.Body), "go on") && strings.Contains(string(r.Body), `"function_call_output"`) {
+			main = i
+		}
+	}
+	if main < 0 {
+		t.Fatal("no --continue request with the tool loop in its history")
+	}
+	back := oa.ReasoningBack(main)
+	if len(back) < 2 {
+		t.Errorf("on --continue %d reasoning items went back: %v\n%s", len(back), back, reqs[main].Body)
+	}
+	t.Logf("%d requests, all accepted; %d reasoning items issued, %d back on --continue: %v", len(reqs), len(oa.Issued()), len(back), back)
+}
