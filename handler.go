@@ -17,6 +17,7 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
@@ -229,12 +230,30 @@ func (h *Handler) logLearned(l policy.Learned) {
 		zap.Strings("what", l.Facts.Names()), zap.String("why", l.Why))
 }
 
+// thinkingConfig returns a copy of the top-level thinking member of a
+// request body, or nil.
+func thinkingConfig(body []byte) []byte {
+	var name [32]byte
+	it := jsonscan.Members(body, jsonscan.SkipSpace(body, 0))
+	for k, v, ok := it.Item(); ok; k, v, ok = it.Item() {
+		if string(jsonscan.Name(k, &name)) == "thinking" {
+			return append([]byte(nil), v...)
+		}
+	}
+	return nil
+}
+
 // setBody puts the planned body on the request: the body read, in, when
 // unchanged, else the rewritten one, which the plan wrote into out (or
 // allocated, for out to adopt). An unused out gives its room back at once.
 // It returns the request to pass on, which carries t and the body for a
 // transport of ours (see budget.Carry).
 func setBody(r *http.Request, t *budget.Ticket, plan policy.Plan, in, out *budget.Body) *http.Request {
+	if plan.Result.ToolLoopRule {
+		if cfg := thinkingConfig(in.Bytes()); cfg != nil {
+			r = r.WithContext(messagesapi.WithThinkingOff(r.Context(), cfg))
+		}
+	}
 	src := in
 	if plan.Result.Changed() {
 		out.Set(plan.Body)

@@ -17,6 +17,8 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
 // newTestHandler provisions a handler outside Caddy, with its own registry.
@@ -217,5 +219,45 @@ func TestBackendNamesAreBounded(t *testing.T) {
 	origin := originOf(h, "plan <b>", "c2ln")
 	if len(origin) > policy.MaxID || !strings.HasPrefix(origin, "sha256:") {
 		t.Fatalf("a 1 MiB backend name was kept as a %d-byte origin", len(origin))
+	}
+}
+
+// TestServeHTTPCarriesTheThinkingConfigItTookOut: a tool loop whose first
+// assistant message loses its leading thinking goes without thinking (the
+// Messages API's rule), and the request carries the config it had, for a
+// transport of another API (see messagesapi.WithThinkingOff); a request
+// that keeps its config carries none.
+func TestServeHTTPCarriesTheThinkingConfigItTookOut(t *testing.T) {
+	h := newTestHandler(t, "anthropic")
+	// A block of another backend's: learned from its stream.
+	other := newTestHandler(t, "glm")
+	if err := other.ServeHTTP(httptest.NewRecorder(), request(`{"messages":[{"role":"user","content":"hi"}],"stream":true}`), caddyhttp.HandlerFunc(sseUpstream)); err != nil {
+		t.Fatal(err)
+	}
+	const cfg = `{"type":"enabled","budget_tokens":2048}`
+	loop := `{"model":"m","thinking":` + cfg + `,"messages":[{"role":"user","content":"[tool] hi"},` +
+		`{"role":"assistant","content":[{"type":"thinking","thinking":"plan <b>","signature":"c2ln"},{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"ok"}]}]}`
+	var got *http.Request
+	var body []byte
+	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		got = r
+		var err error
+		body, err = io.ReadAll(r.Body)
+		return err
+	})
+	for _, tc := range []struct {
+		h    *Handler
+		want string
+	}{{h, cfg}, {other, ""}} {
+		if err := tc.h.ServeHTTP(httptest.NewRecorder(), request(loop), next); err != nil {
+			t.Fatal(err)
+		}
+		if off := string(messagesapi.ThinkingOff(got.Context())); off != tc.want {
+			t.Errorf("carried %q, want %q; the body went as %s", off, tc.want, body)
+		}
+		if hasThinking := strings.Contains(string(body), `"thinking":{`); hasThinking != (tc.want == "") {
+			t.Errorf("the body went as %s", body)
+		}
 	}
 }

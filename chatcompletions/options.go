@@ -106,6 +106,11 @@ type RequestOptions struct {
 	// MaxTokens, when above 0, caps max_tokens: Claude Code asks for
 	// 32000, more than some local servers' context holds.
 	MaxTokens int
+	// ThinkingOff is the thinking config llm_thinking took out of the
+	// request only for the Messages API's rule on tool loops (see
+	// messagesapi.WithThinkingOff): a request without one thinks as it
+	// says.
+	ThinkingOff []byte
 	// Grow, when set, gives the translation the memory it writes into: it
 	// returns a buffer that holds p's bytes and room for at least n more
 	// (memory a budget counts, say), or an error that stops the

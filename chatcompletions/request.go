@@ -42,6 +42,9 @@ func TranslateRequest(body []byte, opts RequestOptions) (t Translated, err error
 	}
 	root := jsonscan.Parse(body)
 	r := readMembers(root)
+	if !r.thinking.Exists() && jsonscan.Valid(opts.ThinkingOff) {
+		r.thinking = jsonscan.Value(opts.ThinkingOff)
+	}
 	msgs := r.messages
 	if root.Kind() != jsonscan.Object || msgs.Kind() != jsonscan.Array {
 		return Translated{}, ErrNotMessages

@@ -162,3 +162,13 @@ func TestTranslateClaudeCodeCaptures(t *testing.T) {
 		t.Fatal("no capture read")
 	}
 }
+
+// TestThinkingOffForTheToolLoopRule: a config llm_thinking took out for the
+// Messages API's tool-loop rule still turns the server's thinking on.
+func TestThinkingOffForTheToolLoopRule(t *testing.T) {
+	tr, err := TranslateRequest([]byte(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`),
+		RequestOptions{ThinkingSwitch: SwitchReasoningEffort, ThinkingOff: []byte(`{"type":"enabled","budget_tokens":2048}`)})
+	if err != nil || !strings.Contains(string(tr.Body), `"reasoning_effort":"low"`) {
+		t.Errorf("%v: %s", err, tr.Body)
+	}
+}

@@ -180,3 +180,13 @@ func TestStreamErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestThinkingOffForTheToolLoopRule: a config llm_thinking took out for the
+// Messages API's tool-loop rule still asks Gemini for its thoughts.
+func TestThinkingOffForTheToolLoopRule(t *testing.T) {
+	tr, err := TranslateRequest([]byte(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`),
+		RequestOptions{Model: "gemini-3-pro-preview", Signer: testSigner, ThinkingOff: []byte(`{"type":"enabled","budget_tokens":2048}`)})
+	if err != nil || !strings.Contains(string(tr.Body), `"includeThoughts":true`) {
+		t.Errorf("%v: %s", err, tr.Body)
+	}
+}

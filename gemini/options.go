@@ -24,6 +24,11 @@ type RequestOptions struct {
 	Model string
 	// Signer opens the envelopes of the history's thinking blocks.
 	Signer envelope.Signer
+	// ThinkingOff is the thinking config llm_thinking took out of the
+	// request only for the Messages API's rule on tool loops (see
+	// messagesapi.WithThinkingOff): a request without one thinks as it
+	// says.
+	ThinkingOff []byte
 	// Grow and Hold: as jsonout.Writer's.
 	Grow func(p []byte, n int) ([]byte, error)
 	Hold func(bytes int) error

@@ -57,6 +57,9 @@ func TranslateRequest(body []byte, opts RequestOptions) (t Translated, err error
 	}()
 	defer jsonout.Recover(&err)
 	t = Translated{Model: r.model.Str(), Stream: r.stream.Bool(), InputTokens: messagesapi.Estimate(r.system, r.tools, r.messages)}
+	if !r.thinking.Exists() && jsonscan.Valid(opts.ThinkingOff) {
+		r.thinking = jsonscan.Value(opts.ThinkingOff)
+	}
 	t.Upstream = t.Model
 	if opts.Model != "" {
 		t.Upstream = opts.Model

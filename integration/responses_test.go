@@ -230,8 +230,9 @@ type responsesWant struct {
 	// stream is whether the client asked for a stream.
 	stream bool
 	// thinks is whether the request asks for reasoning, its summary and
-	// its encrypted content; llm_thinking turns thinking off for a request
-	// whose latest assistant message lost its thinking.
+	// its encrypted content; it does even where llm_thinking took the
+	// thinking config out for the Messages API's rule on tool loops, which
+	// the Responses API does not have.
 	thinks bool
 	// back are the ids of the reasoning items that go back, in order.
 	back []string
@@ -521,14 +522,18 @@ func TestAnthropicAndResponsesBothWays(t *testing.T) {
 			call := toolUse(t, anthropicTurn)
 
 			g.use("oa") // inside Anthropic's tool loop
-			assertResponsesAnswer(t, ok(c.ToolResult("file1 file2")), oa, "oa", 1, false)
+			// The tool loop's first message lost its thinking: the Messages
+			// API would refuse the loop with thinking on, the Responses API
+			// does not, and the request still thinks (see
+			// messagesapi.WithThinkingOff).
+			assertResponsesAnswer(t, ok(c.ToolResult("file1 file2")), oa, "oa", 1, true)
 			shape := []string{"user: [tool] list the files", fmt.Sprintf("call %s Bash %s", call.ID, call.Input), "output " + call.ID + ": file1 file2"}
-			assertResponsesRequest(t, oa, 0, responsesWant{stream, false, nil, shape})
+			assertResponsesRequest(t, oa, 0, responsesWant{stream, true, nil, shape})
 			assertNothingOfAnthropic(t, oa.Requests()[0].Body, anthropicBlocks(c))
 
 			assertResponsesAnswer(t, ok(c.Say("[tool] and on Responses?")), oa, "oa", 2, true, "ls")
-			shape = append(shape, "assistant: oa answer 1.", "user: [tool] and on Responses?")
-			assertResponsesRequest(t, oa, 1, responsesWant{stream, true, nil, shape})
+			shape = append(shape, "reasoning rs_oa_1", "assistant: oa answer 1.", "user: [tool] and on Responses?")
+			assertResponsesRequest(t, oa, 1, responsesWant{stream, true, []string{"rs_oa_1"}, shape})
 
 			g.use("anthropic") // inside the Responses API's tool loop
 			own := anthropicBlocks(c)
@@ -548,12 +553,12 @@ func TestAnthropicAndResponsesBothWays(t *testing.T) {
 			shape = append(shape, "reasoning rs_oa_2")
 			shape = append(shape, callsOf("oa", 2, "file3", "ls")...)
 			shape = append(shape, "assistant: anthropic answer 2.", "user: [tool] back on Responses")
-			assertResponsesRequest(t, oa, 2, responsesWant{stream, true, []string{"rs_oa_2"}, shape})
+			assertResponsesRequest(t, oa, 2, responsesWant{stream, true, []string{"rs_oa_1", "rs_oa_2"}, shape})
 			assertNothingOfAnthropic(t, oa.Requests()[2].Body, anthropicBlocks(c))
 
 			assertResponsesAnswer(t, ok(c.ToolResult("file4")), oa, "oa", 4, true)
 			shape = append(append(shape, "reasoning rs_oa_3"), callsOf("oa", 3, "file4", "ls")...)
-			assertResponsesRequest(t, oa, 3, responsesWant{stream, true, []string{"rs_oa_2", "rs_oa_3"}, shape})
+			assertResponsesRequest(t, oa, 3, responsesWant{stream, true, []string{"rs_oa_1", "rs_oa_2", "rs_oa_3"}, shape})
 			assertNothingOfAnthropic(t, oa.Requests()[3].Body, anthropicBlocks(c))
 
 			g.use("anthropic")
@@ -620,9 +625,9 @@ func TestResponsesReasoningSurvivesARestart(t *testing.T) {
 // (the client's key changes, or api_key with a reload). The first request
 // after the switch brings back reasoning items of the first
 // organization, which the API refuses (invalid_encrypted_content);
-// llm_thinking replays it once, without any reasoning item and with
-// thinking off (the latest assistant message lost its thinking), and the
-// client gets its answer. The next requests go without the refused items,
+// llm_thinking replays it once, without any reasoning item (thinking still
+// on for the Responses API, though the Messages API's rule would turn it
+// off), and the client gets its answer. The next requests go without the refused items,
 // with the new organization's own, and nothing is refused again.
 func TestResponsesKeySwitchAbsorbedOnce(t *testing.T) {
 	for _, via := range []string{"x-api-key", "api_key"} {
@@ -656,7 +661,7 @@ func TestResponsesKeySwitchAbsorbedOnce(t *testing.T) {
 					c.Header.Set("X-Api-Key", "sk-b")
 				}
 				turn := ok(c.ToolResult("file2"))
-				assertResponsesAnswer(t, turn, oa, "oa", 4, false)
+				assertResponsesAnswer(t, turn, oa, "oa", 4, true)
 				if got := turn.Header.Values(llmthinking.WarningHeader); !slices.Contains(got, "thinking_retried") {
 					t.Errorf("warning header = %q, want thinking_retried among them", got)
 				}
@@ -680,7 +685,7 @@ func TestResponsesKeySwitchAbsorbedOnce(t *testing.T) {
 				}
 				// The replay: the same history without a reasoning item.
 				replay := slices.DeleteFunc(slices.Clone(loop2), func(s string) bool { return strings.HasPrefix(s, "reasoning ") })
-				assertResponsesRequest(t, oa, 4, responsesWant{stream, false, nil, replay})
+				assertResponsesRequest(t, oa, 4, responsesWant{stream, true, nil, replay})
 				for i, r := range reqs {
 					want := "Bearer sk-a"
 					if i >= 3 {
@@ -694,13 +699,13 @@ func TestResponsesKeySwitchAbsorbedOnce(t *testing.T) {
 				// From now on: the refused items never go again, the new
 				// organization's do, and nothing is refused.
 				assertResponsesAnswer(t, ok(c.Say("[tool] once more")), oa, "oa", 5, true, "ls")
-				turn3 := append(slices.Clone(replay), "assistant: oa answer 4.", "user: [tool] once more")
-				assertResponsesRequest(t, oa, 5, responsesWant{stream, true, nil, turn3})
+				turn3 := append(slices.Clone(replay), "reasoning rs_oa_4", "assistant: oa answer 4.", "user: [tool] once more")
+				assertResponsesRequest(t, oa, 5, responsesWant{stream, true, []string{"rs_oa_4"}, turn3})
 				assertResponsesAnswer(t, ok(c.ToolResult("file3")), oa, "oa", 6, true)
 				loop3 := append(append(slices.Clone(turn3), "reasoning rs_oa_5"), callsOf("oa", 5, "file3", "ls")...)
-				assertResponsesRequest(t, oa, 6, responsesWant{stream, true, []string{"rs_oa_5"}, loop3})
+				assertResponsesRequest(t, oa, 6, responsesWant{stream, true, []string{"rs_oa_4", "rs_oa_5"}, loop3})
 				assertResponsesAnswer(t, ok(c.Say("thanks")), oa, "oa", 7, true)
-				assertResponsesRequest(t, oa, 7, responsesWant{stream, true, []string{"rs_oa_5", "rs_oa_6"},
+				assertResponsesRequest(t, oa, 7, responsesWant{stream, true, []string{"rs_oa_4", "rs_oa_5", "rs_oa_6"},
 					append(slices.Clone(loop3), "reasoning rs_oa_6", "assistant: oa answer 6.", "user: thanks")})
 
 				var got []int

@@ -31,6 +31,11 @@ type RequestOptions struct {
 	Summary string
 	// MaxTokens, when positive, caps max_output_tokens.
 	MaxTokens int
+	// ThinkingOff is the thinking config llm_thinking took out of the
+	// request only for the Messages API's rule on tool loops (see
+	// messagesapi.WithThinkingOff): a request without one thinks as it
+	// says.
+	ThinkingOff []byte
 	// Grow and Hold: as jsonout.Writer's.
 	Grow func(p []byte, n int) ([]byte, error)
 	Hold func(bytes int) error

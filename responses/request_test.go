@@ -161,3 +161,22 @@ func TestCallIDsThatCannotBeToolUseIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestThinkingOffForTheToolLoopRule: a request whose thinking config
+// llm_thinking took out for the Messages API's tool-loop rule thinks as the
+// client asked; one whose client turned thinking off does not.
+func TestThinkingOffForTheToolLoopRule(t *testing.T) {
+	cfg := []byte(`{"type":"enabled","budget_tokens":31999}`)
+	got := translate(t, `{"model":"m","messages":[]}`, RequestOptions{ThinkingOff: cfg})
+	if !strings.Contains(got, `"reasoning":{"effort":"high","summary":"auto"},"include":["reasoning.encrypted_content"]`) {
+		t.Errorf("the config taken out: %s", got)
+	}
+	got = translate(t, `{"model":"m","thinking":{"type":"disabled"},"messages":[]}`, RequestOptions{ThinkingOff: cfg})
+	if strings.Contains(got, `"reasoning"`) {
+		t.Errorf("the client's own config: %s", got)
+	}
+	got = translate(t, `{"model":"m","messages":[]}`, RequestOptions{ThinkingOff: []byte(`{"type":`)})
+	if strings.Contains(got, `"reasoning"`) {
+		t.Errorf("a broken config: %s", got)
+	}
+}

@@ -27,14 +27,14 @@ func TestRewriteCautiously(t *testing.T) {
 			in:      obj(messages(user("hi"), assistant(th("", "refused"), text("x")), user("go")), adaptive, clearOnly),
 			actions: []Action{Strip},
 			want:    obj(messages(user("hi"), assistant(text("x")), user("go"))),
-			res:     Result{Stripped: 1, DroppedThinkingConfig: true},
+			res:     Result{Stripped: 1, DroppedThinkingConfig: true, ToolLoopRule: true},
 		},
 		{
 			name:    "a tool loop the client sent without leading thinking turns thinking off",
 			in:      obj(messages(user("do"), assistant(toolUse("t1")), toolResult("t1")), enabled),
 			actions: []Action{},
 			want:    obj(messages(user("do"), assistant(toolUse("t1")), toolResult("t1"))),
-			res:     Result{DroppedThinkingConfig: true},
+			res:     Result{DroppedThinkingConfig: true, ToolLoopRule: true},
 		},
 		{
 			name:    "with thinking off, the final turn loses its thinking and clear_thinking goes",

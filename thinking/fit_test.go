@@ -176,7 +176,7 @@ func TestWantThinkingBackCautiously(t *testing.T) {
 		in:      obj(model, messages(user("do"), assistant(th("", "anthropic"), toolUse("t1")), toolResult("t1")), enabled),
 		actions: []Action{Strip},
 		want:    obj(model, messages(user("do"), assistant(toolUse("t1")), toolResult("t1"))),
-		res:     Result{Stripped: 1, DroppedThinkingConfig: true},
+		res:     Result{Stripped: 1, DroppedThinkingConfig: true, ToolLoopRule: true},
 	}, {
 		name: "an earlier one keeps its filler",
 		in: obj(model, messages(user("do"), assistant(th("", "anthropic"), toolUse("t1")), toolResult("t1"),

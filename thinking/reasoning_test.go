@@ -84,7 +84,7 @@ func TestReasoningPartsBecomeThinkingBlocks(t *testing.T) {
 			in:      obj(messages(user("do"), assistant(text("let me look"), th("", "glm"), toolUse("t1")), toolResult("t1")), enabled),
 			actions: []Action{Strip},
 			want:    obj(messages(user("do"), assistant(text("let me look"), toolUse("t1")), toolResult("t1"))),
-			res:     Result{Stripped: 1, DroppedThinkingConfig: true},
+			res:     Result{Stripped: 1, DroppedThinkingConfig: true, ToolLoopRule: true},
 		},
 	}
 	runRewriteCases(t, tests, (*Request).Rewrite)

@@ -58,6 +58,12 @@ type Result struct {
 	// clear_thinking context edits) was removed for this request: the tool
 	// loop's first assistant message lost its leading thinking.
 	DroppedThinkingConfig bool
+	// ToolLoopRule reports that the thinking config was removed only for
+	// the Messages API's rule on tool loops (repairToolLoop), not because
+	// the backend's model cannot think: an upstream of another API, which
+	// has no such rule, may think all the same (see
+	// messagesapi.WithThinkingOff).
+	ToolLoopRule bool
 	// Normalized counts the AI SDK reasoning parts sent as the API's
 	// thinking blocks, and the messages whose thinking moved to the front.
 	Normalized int
@@ -315,6 +321,7 @@ func (r *Request) repairToolLoop(rw *rewrite) {
 	}
 	r.stripTurn(rw, turn)
 	rw.res.DroppedThinkingConfig = true
+	rw.res.ToolLoopRule = rw.res.Omitted&OmitThinking == 0
 }
 
 // repairThinkingOff keeps a cautious request with thinking off acceptable:

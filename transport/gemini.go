@@ -137,7 +137,8 @@ type geminiRound struct {
 func (g *geminiRound) translate(req *http.Request, body []byte, grow func([]byte, int) ([]byte, error), hold func(int) error) ([]byte, error) {
 	model, _ := g.t.Models.Map(modelOf(body))
 	g.signer = gemini.NewSigner(g.t.key, req.URL.Host)
-	tr, err := gemini.TranslateRequest(body, gemini.RequestOptions{Model: model, Signer: g.signer, Grow: grow, Hold: hold})
+	tr, err := gemini.TranslateRequest(body, gemini.RequestOptions{Model: model, Signer: g.signer,
+		ThinkingOff: messagesapi.ThinkingOff(req.Context()), Grow: grow, Hold: hold})
 	translated := tr.Body
 	tr.Body = nil
 	g.tr = tr

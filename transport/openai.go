@@ -148,7 +148,8 @@ func (c *chatRound) translate(req *http.Request, body []byte, grow func([]byte, 
 	t := c.t
 	model, _ := t.Models.Map(modelOf(body))
 	tr, err := chatcompletions.TranslateRequest(body, chatcompletions.RequestOptions{
-		Model: model, Reasoning: t.reasoning, ThinkingSwitch: t.thinking, MaxTokens: t.MaxTokens, Grow: grow, Hold: hold})
+		Model: model, Reasoning: t.reasoning, ThinkingSwitch: t.thinking, MaxTokens: t.MaxTokens,
+		ThinkingOff: messagesapi.ThinkingOff(req.Context()), Grow: grow, Hold: hold})
 	translated := tr.Body
 	tr.Body = nil
 	c.tr, c.upstream = tr, req.URL.Host

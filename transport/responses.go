@@ -140,7 +140,7 @@ func (r *responsesRound) translate(req *http.Request, body []byte, grow func([]b
 	model, _ := r.t.Models.Map(modelOf(body))
 	r.signer = responses.NewSigner(r.t.key, req.URL.Host)
 	tr, err := responses.TranslateRequest(body, responses.RequestOptions{Model: model, Signer: r.signer,
-		Summary: r.t.ReasoningSummary, MaxTokens: r.t.MaxTokens, Grow: grow, Hold: hold})
+		Summary: r.t.ReasoningSummary, MaxTokens: r.t.MaxTokens, ThinkingOff: messagesapi.ThinkingOff(req.Context()), Grow: grow, Hold: hold})
 	translated := tr.Body
 	tr.Body = nil
 	r.tr = tr
