@@ -13,7 +13,6 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/envelope"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/gemini"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
@@ -116,14 +115,9 @@ func (t *Gemini) Validate() error {
 
 // RoundTrip translates a Messages request, sends it and translates the
 // answer; any other request goes as the http transport sends it.
-func (t *Gemini) RoundTrip(req *http.Request) (resp *http.Response, err error) {
-	ep, prefix := messagesapi.EndpointOf(req)
-	if ep == messagesapi.Other {
-		return t.HTTPTransport.RoundTrip(req)
-	}
-	defer guard.Recover(t.logger, "transport gemini", "", failed(&err))
+func (t *Gemini) RoundTrip(req *http.Request) (*http.Response, error) {
 	x := translator{memory: &t.memory, maxResponseSize: t.MaxResponseSize, logger: t.logger, next: &t.HTTPTransport}
-	return x.roundTrip(req, ep, &geminiRound{t: t, prefix: prefix})
+	return x.serve(req, "transport gemini", func(prefix string) dialect { return &geminiRound{t: t, prefix: prefix} })
 }
 
 // geminiRound is one Messages request through transport gemini.

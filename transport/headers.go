@@ -17,14 +17,21 @@ import (
 // is read to be translated.
 func chatHeaders(h http.Header, stream bool) {
 	key := h.Get("X-Api-Key")
+	translatedHeaders(h, stream)
+	if key != "" && h.Get("Authorization") == "" {
+		h.Set("Authorization", "Bearer "+key)
+	}
+}
+
+// translatedHeaders makes the headers of a Messages request those of a
+// request of another API: no x-api-key or Anthropic header, JSON, and an
+// answer asked for uncompressed, since it is read to be translated.
+func translatedHeaders(h http.Header, stream bool) {
 	h.Del("X-Api-Key")
 	for name := range h {
 		if strings.HasPrefix(name, "Anthropic-") {
 			delete(h, name)
 		}
-	}
-	if key != "" && h.Get("Authorization") == "" {
-		h.Set("Authorization", "Bearer "+key)
 	}
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept-Encoding", "identity")
@@ -54,20 +61,8 @@ func apiHeaders(r *http.Request, configured string, stream bool) string {
 			key = configured
 		}
 	}
-	h.Del("X-Api-Key")
 	h.Del("Authorization")
-	for name := range h {
-		if strings.HasPrefix(name, "Anthropic-") {
-			delete(h, name)
-		}
-	}
-	h.Set("Content-Type", "application/json")
-	h.Set("Accept-Encoding", "identity")
-	if stream {
-		h.Set("Accept", "text/event-stream")
-	} else {
-		h.Set("Accept", "application/json")
-	}
+	translatedHeaders(h, stream)
 	return key
 }
 

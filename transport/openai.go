@@ -10,7 +10,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/chatcompletions"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/option"
 )
@@ -126,14 +125,9 @@ func (t *OpenAI) Validate() error {
 
 // RoundTrip translates a Messages request, sends it and translates the
 // answer; any other request goes as the http transport sends it.
-func (t *OpenAI) RoundTrip(req *http.Request) (resp *http.Response, err error) {
-	ep, prefix := messagesapi.EndpointOf(req)
-	if ep == messagesapi.Other {
-		return t.HTTPTransport.RoundTrip(req)
-	}
-	defer guard.Recover(t.logger, "transport openai", "", failed(&err))
+func (t *OpenAI) RoundTrip(req *http.Request) (*http.Response, error) {
 	x := translator{memory: &t.memory, maxResponseSize: t.MaxResponseSize, logger: t.logger, next: &t.HTTPTransport}
-	return x.roundTrip(req, ep, &chatRound{t: t, prefix: prefix})
+	return x.serve(req, "transport openai", func(prefix string) dialect { return &chatRound{t: t, prefix: prefix} })
 }
 
 // chatRound is one Messages request through transport openai.

@@ -10,7 +10,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/envelope"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/responses"
 )
@@ -118,14 +117,9 @@ func (t *Responses) Validate() error {
 
 // RoundTrip translates a Messages request, sends it and translates the
 // answer; any other request goes as the http transport sends it.
-func (t *Responses) RoundTrip(req *http.Request) (resp *http.Response, err error) {
-	ep, prefix := messagesapi.EndpointOf(req)
-	if ep == messagesapi.Other {
-		return t.HTTPTransport.RoundTrip(req)
-	}
-	defer guard.Recover(t.logger, "transport responses", "", failed(&err))
+func (t *Responses) RoundTrip(req *http.Request) (*http.Response, error) {
 	x := translator{memory: &t.memory, maxResponseSize: t.MaxResponseSize, logger: t.logger, next: &t.HTTPTransport}
-	return x.roundTrip(req, ep, &responsesRound{t: t, prefix: prefix})
+	return x.serve(req, "transport responses", func(prefix string) dialect { return &responsesRound{t: t, prefix: prefix} })
 }
 
 // responsesRound is one Messages request through transport responses.

@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
@@ -35,6 +36,19 @@ type translator struct {
 	maxResponseSize int64
 	logger          *zap.Logger
 	next            http.RoundTripper
+}
+
+// serve answers req: a Messages request through the dialect round makes
+// (given the path before /v1/messages), guarded so that a panic of the
+// translation (a bug) is the request's error, not the process's; any other
+// request as next sends it. name names the transport in the log.
+func (x translator) serve(req *http.Request, name string, round func(prefix string) dialect) (resp *http.Response, err error) {
+	ep, prefix := messagesapi.EndpointOf(req)
+	if ep == messagesapi.Other {
+		return x.next.RoundTrip(req)
+	}
+	defer guard.Recover(x.logger, name, "", failed(&err))
+	return x.roundTrip(req, ep, round(prefix))
 }
 
 // roundTrip answers a Messages request (ep) through d: count_tokens with
