@@ -145,7 +145,7 @@ func TestReplayKeepsWhatIsProvenTheTargets(t *testing.T) {
 	replay := p.Replay(req, signatureRefusal("anthropic", 3, first.Body))
 	// The stray block was in the latest assistant message: thinking goes
 	// off for the replay, as the API may refuse that message otherwise.
-	if replay.Result != (thinking.Result{Kept: 1, Stripped: 1, DroppedThinkingConfig: true}) || !strings.Contains(string(replay.Body), thinkingBlock("own")) {
+	if replay.Result != (thinking.Result{Kept: 1, Stripped: 1, DroppedThinkingConfig: true, ToolLoopRule: true}) || !strings.Contains(string(replay.Body), thinkingBlock("own")) {
 		t.Fatalf("replay %+v:\n%s", replay.Result, replay.Body)
 	}
 	if s := p.Registry.Stats(); s.Refusals != 1 {
