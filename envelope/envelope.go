@@ -55,6 +55,11 @@ type Envelope struct {
 // macBytes is how much of the HMAC-SHA256 an envelope keeps: 128 bits.
 const macBytes = 16
 
+// macEncoding reads the MAC strictly: 22 characters carry 132 bits, and a
+// lenient reader would take the 4 beyond the MAC as anything, so that
+// several signatures would open as one (found by FuzzOpen).
+var macEncoding = base64.RawURLEncoding.Strict()
+
 // domain keeps these MACs apart from any other use of the key.
 const domain = "llm_thinking/envelope/v1\x00"
 
@@ -91,7 +96,7 @@ func Open(key *Key, provider, upstream string, text [sha256.Size]byte, sig []byt
 		return 0, nil, false
 	}
 	var got [macBytes]byte
-	if n, err := base64.RawURLEncoding.Decode(got[:], rest[1:1+macLen]); err != nil || n != macBytes {
+	if n, err := macEncoding.Decode(got[:], rest[1:1+macLen]); err != nil || n != macBytes {
 		return 0, nil, false
 	}
 	payload := rest[2+macLen:]
