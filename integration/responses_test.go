@@ -302,16 +302,21 @@ const envelopeMAC = 22
 // assertResponsesAnswer checks an answer the client got from u, called
 // name, through transport responses: first the thinking block of u's n-th
 // answer, its summary as the text and, in its envelope, the reasoning
-// item's id and the encrypted content u issued (none, and no text, when
-// the request did not think), then the text "{name} answer {n}." or the
-// calls of Bash, one per command, under the ids u gave them.
+// item's id and the encrypted content u issued (no block at all when the
+// request did not think: the item has nothing to carry), then the text
+// "{name} answer {n}." or the calls of Bash, one per command, under the
+// ids u gave them.
 func assertResponsesAnswer(t *testing.T, turn *llmtest.Turn, u *llmtest.ResponsesUpstream, name string, n int, thinks bool, commands ...string) {
 	t.Helper()
 	blocks := blocksOf(t, turn.Message)
 	id := fmt.Sprintf("rs_%s_%d", name, n)
-	summary, payload := "", fmt.Sprintf("%d.%s.s.", len(id), id)
-	if thinks {
-		summary = u.Summary(n)
+	if !thinks {
+		if len(blocks) == 0 || blocks[0].Type == "thinking" {
+			t.Fatalf("answer %d of a request without thinking: %s", n, turn.Message)
+		}
+		blocks = append([]contentBlock{{}}, blocks...) // in place of the thinking block
+	} else {
+		summary := u.Summary(n)
 		var encrypted string
 		for _, it := range issuedReasoning(t, u) {
 			if it.id == id {
@@ -321,12 +326,12 @@ func assertResponsesAnswer(t *testing.T, turn *llmtest.Turn, u *llmtest.Response
 		if encrypted == "" {
 			t.Fatalf("the Responses upstream issued no encrypted content for %s", id)
 		}
-		payload = fmt.Sprintf("%d.%s.s%d.%s", len(id), id, len(summary), encrypted)
-	}
-	if len(blocks) == 0 || blocks[0].Type != "thinking" || blocks[0].Thinking != summary ||
-		!strings.HasPrefix(blocks[0].Signature, responsesEnvelope) || !strings.HasSuffix(blocks[0].Signature, "."+payload) ||
-		len(blocks[0].Signature) != len(responsesEnvelope)+envelopeMAC+1+len(payload) {
-		t.Fatalf("answer %d does not begin with its reasoning %q, payload %s: %s", n, summary, payload, turn.Message)
+		payload := fmt.Sprintf("%d.%s.s%d.%s", len(id), id, len(summary), encrypted)
+		if len(blocks) == 0 || blocks[0].Type != "thinking" || blocks[0].Thinking != summary ||
+			!strings.HasPrefix(blocks[0].Signature, responsesEnvelope) || !strings.HasSuffix(blocks[0].Signature, "."+payload) ||
+			len(blocks[0].Signature) != len(responsesEnvelope)+envelopeMAC+1+len(payload) {
+			t.Fatalf("answer %d does not begin with its reasoning %q, payload %s: %s", n, summary, payload, turn.Message)
+		}
 	}
 	stop := "end_turn"
 	if len(commands) == 0 {

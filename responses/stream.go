@@ -17,6 +17,10 @@ type kind uint8
 
 const (
 	none kind = iota
+	// reasoningItem: a reasoning item began, whose thinking block opens
+	// with its first text, or when it is done with encrypted content: an
+	// item with neither would be an empty block no request could use.
+	reasoningItem
 	thinkingBlock
 	textBlock
 	toolBlock
@@ -145,7 +149,7 @@ func (s *Stream) itemAdded(dst []byte, it jsonscan.Value) []byte {
 	var typ [32]byte
 	switch string(it.Get("type").Name(&typ)) {
 	case "reasoning":
-		dst = s.openThinking(dst)
+		dst = s.beginReasoning(dst)
 		s.id = appendValue(s.id[:0], it.Get("id"))
 	case "message":
 		dst = s.closeOpen(dst)
@@ -162,8 +166,8 @@ func (s *Stream) itemDone(dst []byte, it jsonscan.Value) []byte {
 	var typ [32]byte
 	switch string(it.Get("type").Name(&typ)) {
 	case "reasoning":
-		if s.open != thinkingBlock {
-			dst = s.openThinking(dst)
+		if s.open != thinkingBlock && s.open != reasoningItem {
+			dst = s.beginReasoning(dst)
 		}
 		if !s.texted {
 			dst = s.wholeReasoning(dst, it)
@@ -172,6 +176,9 @@ func (s *Stream) itemDone(dst []byte, it jsonscan.Value) []byte {
 			s.id = appendValue(s.id[:0], id)
 		}
 		s.encrypted = appendValue(s.encrypted[:0], it.Get("encrypted_content"))
+		if len(s.encrypted) > 0 {
+			dst = s.openThinking(dst)
+		}
 		return s.closeOpen(dst)
 	case "message":
 		if !s.textSeen {
@@ -210,13 +217,14 @@ func (s *Stream) wholeReasoning(dst []byte, it jsonscan.Value) []byte {
 // summaryPart starts a part of the open reasoning item's summary: after
 // the first, a blank line.
 func (s *Stream) summaryPart(dst []byte) []byte {
-	if s.open != thinkingBlock {
-		dst = s.openThinking(dst)
+	if s.open != thinkingBlock && s.open != reasoningItem {
+		dst = s.beginReasoning(dst)
 	}
 	r := &s.reasoning
 	if len(r.parts) == 0 || r.content || len(r.parts) == maxParts {
 		return dst
 	}
+	dst = s.openThinking(dst)
 	r.parts = append(r.parts, 0)
 	s.think.Write([]byte(partSeparator))
 	dst = messagesapi.AppendDeltaHead(dst, s.index, messagesapi.ThinkingDeltaHead)
@@ -230,9 +238,7 @@ func (s *Stream) reasoningDelta(dst []byte, lit jsonscan.Value, content bool) []
 	if !literal(lit) {
 		return dst
 	}
-	if s.open != thinkingBlock {
-		dst = s.openThinking(dst)
-	}
+	dst = s.openThinking(dst)
 	r := &s.reasoning
 	if !s.texted {
 		s.texted, r.content = true, content
@@ -265,12 +271,27 @@ func (s *Stream) textDelta(dst []byte, lit jsonscan.Value) []byte {
 	return messagesapi.AppendDeltaTail(append(dst, lit...))
 }
 
-// openThinking opens the thinking block of a reasoning item.
-func (s *Stream) openThinking(dst []byte) []byte {
+// beginReasoning ends the open block and begins a reasoning item, whose
+// block is not opened yet.
+func (s *Stream) beginReasoning(dst []byte) []byte {
 	dst = s.closeOpen(dst)
 	s.think.Reset()
 	s.reasoning.parts, s.reasoning.content, s.texted = s.reasoning.parts[:0], false, false
 	s.id, s.encrypted = s.id[:0], s.encrypted[:0]
+	s.open = reasoningItem
+	return dst
+}
+
+// openThinking opens the thinking block of the reasoning item begun, or
+// of one that began without output_item.added; an open one stays open.
+func (s *Stream) openThinking(dst []byte) []byte {
+	switch s.open {
+	case thinkingBlock:
+		return dst
+	case reasoningItem:
+	default:
+		dst = s.beginReasoning(dst)
+	}
 	dst = s.startBlock(dst, thinkingBlock)
 	return append(dst, messagesapi.ThinkingStart+messagesapi.BlockStartEnd...)
 }
@@ -305,6 +326,10 @@ func (s *Stream) startBlock(dst []byte, k kind) []byte {
 func (s *Stream) closeOpen(dst []byte) []byte {
 	switch s.open {
 	case none:
+		return dst
+	case reasoningItem:
+		// Neither text nor encrypted content: no block.
+		s.open = none
 		return dst
 	case thinkingBlock:
 		dst = messagesapi.AppendDeltaHead(dst, s.index, messagesapi.SignatureDeltaHead)

@@ -77,3 +77,33 @@ func TestErrorBody(t *testing.T) {
 		}
 	}
 }
+
+// TestReasoningWithNothingToCarry: a reasoning item with neither text nor
+// encrypted content (a request that did not ask for them) gives no block;
+// one with encrypted content alone gives an empty one, which carries it.
+func TestReasoningWithNothingToCarry(t *testing.T) {
+	for _, tt := range []struct {
+		done   string
+		blocks int
+	}{
+		{`{"id":"rs_1","type":"reasoning","summary":[]}`, 1},
+		{`{"id":"rs_1","type":"reasoning","summary":[],"encrypted_content":"gAAAAABx"}`, 2},
+	} {
+		events := []string{
+			`{"type":"response.created","response":{"id":"r"}}`,
+			`{"type":"response.output_item.added","item":{"id":"rs_1","type":"reasoning","summary":[]}}`,
+			`{"type":"response.output_item.done","item":` + tt.done + `}`,
+			`{"type":"response.output_item.added","item":{"id":"m","type":"message","role":"assistant","content":[]}}`,
+			`{"type":"response.output_text.delta","delta":"hi"}`,
+			`{"type":"response.completed","response":{"id":"r","status":"completed"}}`,
+		}
+		got := accumulate(t, streamed(events))
+		blocks := got["content"].([]map[string]any)
+		if len(blocks) != tt.blocks || blocks[len(blocks)-1]["text"] != "hi" {
+			t.Errorf("%s: %v", tt.done, blocks)
+		}
+		if tt.blocks == 2 && (blocks[0]["type"] != "thinking" || blocks[0]["thinking"] != "" || !strings.HasSuffix(blocks[0]["signature"].(string), ".4.rs_1.s.gAAAAABx")) {
+			t.Errorf("%s: %v", tt.done, blocks[0])
+		}
+	}
+}

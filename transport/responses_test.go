@@ -51,6 +51,16 @@ func TestResponsesRoundTrip(t *testing.T) {
 	if back := up.ReasoningBack(1); !slices.Equal(back, []string{"rs_oa_1"}) {
 		t.Fatalf("reasoning back: %v in %s", back, up.Requests()[1].Body)
 	}
+
+	// Without thinking (a title, say), the model still reasons, but its
+	// item carries nothing that could go back: no block.
+	resp, body = post(t, r, up.URL()+"/v1/messages", `{"model":"claude-haiku-4-5","max_tokens":100,"messages":[{"role":"user","content":"a title"}]}`)
+	if err := json.Unmarshal([]byte(body), &m); err != nil || resp.StatusCode != 200 || len(m.Content) != 1 || m.Content[0].Text != "oa answer 3." {
+		t.Fatalf("without thinking: %d %s", resp.StatusCode, body)
+	}
+	if sent := string(up.Requests()[2].Body); strings.Contains(sent, `"reasoning"`) || strings.Contains(sent, `"include"`) {
+		t.Fatalf("without thinking, the request asked for reasoning: %s", sent)
+	}
 }
 
 // TestResponsesValidate: a summary the API does not take is an error at
