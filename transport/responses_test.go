@@ -88,3 +88,22 @@ func streamedText(stream string) string {
 	}
 	return text.String()
 }
+
+// TestResponsesCountTokens: count_tokens is answered by the transport, an
+// estimate, without asking the upstream.
+func TestResponsesCountTokens(t *testing.T) {
+	up := llmtest.NewResponsesUpstream("oa")
+	defer up.Close()
+	r := &Responses{SigningKey: "test secret"}
+	provisioned(t, r)
+	resp, body := post(t, r, up.URL()+"/v1/messages/count_tokens", `{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"`+strings.Repeat("word ", 400)+`"}]}`)
+	var got struct {
+		InputTokens int `json:"input_tokens"`
+	}
+	if err := json.Unmarshal([]byte(body), &got); err != nil || resp.StatusCode != 200 || got.InputTokens < 400 || got.InputTokens > 600 {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	if n := len(up.Requests()); n != 0 {
+		t.Fatalf("the upstream got %d requests", n)
+	}
+}
