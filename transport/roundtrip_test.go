@@ -34,7 +34,7 @@ func (r *recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	io.WriteString(w, r.body)
 }
 
-func provisioned(t *testing.T, tr interface{ Provision(caddy.Context) error }) {
+func provisioned(t testing.TB, tr interface{ Provision(caddy.Context) error }) {
 	t.Helper()
 	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
 	t.Cleanup(cancel)
