@@ -262,19 +262,29 @@ func TestRealClaudeCodeKimiAfterAnAnthropicToolLoop(t *testing.T) {
 }
 
 // TestRealClaudeCodeGeminiToolLoop runs the real client through transport
-// gemini to the strict Gemini mock: a tool round trip (Claude Code runs
+// gemini to the strict Gemini mock, between two runs on the strict
+// Anthropic mock (which binds its signatures to their prefix, and gets its
+// own back byte for byte at the end): a tool round trip (Claude Code runs
 // the Bash call Gemini made and sends its result), then --continue. Gemini
 // checks every signature of the current turn; the client sees no error,
 // and on --continue every call Gemini made goes back with the signature it
 // came with, carried by Claude Code's own history.
 func TestRealClaudeCodeGeminiToolLoop(t *testing.T) {
 	claude := realClient(t)
-	g := newGateway(t, nil, "gemini", withGemini("gemini"))
-	gem := g.geminis["gemini"]
+	g := newGateway(t, map[string]llmtest.Flavor{"anthropic": llmtest.Strict}, "anthropic", withGemini("gemini"))
+	anthropic, gem := g.upstreams["anthropic"], g.geminis["gemini"]
 	home := claudeHome(t)
 
-	out := claudeRun(t, claude, home, g.url(), "[tool] list the files here", "--allowedTools", "Bash")
-	t.Logf("run 1 printed: %s", strings.TrimSpace(out))
+	out := claudeRun(t, claude, home, g.url(), "hello")
+	t.Logf("run 1 on anthropic printed: %s", strings.TrimSpace(out))
+	own := mainThreadSignatures(anthropic)
+	if len(own) == 0 {
+		t.Fatal("anthropic produced no thinking block")
+	}
+
+	g.use("gemini")
+	out = claudeRun(t, claude, home, g.url(), "--continue", "[tool] list the files here", "--allowedTools", "Bash")
+	t.Logf("run 2 on gemini printed: %s", strings.TrimSpace(out))
 	if !strings.Contains(out, "gemini answer") {
 		t.Errorf("Claude Code did not show Gemini's answer: %q", out)
 	}
@@ -289,7 +299,7 @@ func TestRealClaudeCodeGeminiToolLoop(t *testing.T) {
 		t.Fatal("Gemini made no call: the tool loop did not run")
 	}
 	out = claudeRun(t, claude, home, g.url(), "--continue", "go on")
-	t.Logf("run 2 printed: %s", strings.TrimSpace(out))
+	t.Logf("run 3 on gemini printed: %s", strings.TrimSpace(out))
 	if !strings.Contains(out, "gemini answer") {
 		t.Errorf("Claude Code did not show Gemini's answer: %q", out)
 	}
@@ -304,22 +314,47 @@ func TestRealClaudeCodeGeminiToolLoop(t *testing.T) {
 		t.Errorf("on --continue no call went back with its signature: %q", callSignatures(req))
 	}
 	assertAllAccepted(t, gem)
-	t.Logf("%d requests, all accepted; %d calls made, %d back with their signatures on --continue", len(gem.Requests()), calls, back)
+	for _, sig := range own {
+		for i, r := range gem.Requests() {
+			if strings.Contains(string(r.Body), sig) {
+				t.Errorf("request %d to Gemini carried Anthropic's signature %q", i, sig)
+			}
+		}
+	}
+
+	got := backOnAnthropic(t, g, claude, home, own)
+	if n := refusals(anthropic); n != 0 {
+		t.Errorf("anthropic refused %d times", n)
+	}
+	t.Logf("gemini: %d requests, all accepted; %d calls made, %d back with their signatures on --continue; anthropic: %d of its blocks back",
+		len(gem.Requests()), calls, back, len(got))
 }
 
 // TestRealClaudeCodeResponsesToolLoop: the real client on OpenAI's
-// Responses API through transport responses and the strict mock: a tool
-// round trip and --continue, the reasoning summary shown as thinking, each
-// reasoning item back with its encrypted content on every later request,
-// no error.
+// Responses API through transport responses and the strict mock, between
+// two runs on the strict Anthropic mock, which binds its signatures to
+// their prefix: a first turn on Anthropic, a tool round trip and
+// --continue on the Responses API, the reasoning summary shown as
+// thinking, each reasoning item back with its encrypted content and
+// nothing of Anthropic's; then --continue back on Anthropic, which gets
+// its own blocks back byte for byte. No error, no refusal.
 func TestRealClaudeCodeResponsesToolLoop(t *testing.T) {
 	claude := realClient(t)
 	oa := startResponses(t, "openai", "")
-	g := newGateway(t, nil, "openai", withResponses("openai", oa, ""))
+	g := newGateway(t, map[string]llmtest.Flavor{"anthropic": llmtest.Strict}, "anthropic", withResponses("openai", oa, ""))
+	anthropic := g.upstreams["anthropic"]
 	home := claudeHome(t)
 
-	out := claudeRun(t, claude, home, g.url(), "[tool] list the files here", "--allowedTools", "Bash")
-	t.Logf("run 1 printed: %s", strings.TrimSpace(out))
+	out := claudeRun(t, claude, home, g.url(), "hello")
+	t.Logf("run 1 on anthropic printed: %s", strings.TrimSpace(out))
+	own := mainThreadSignatures(anthropic)
+	if len(own) == 0 {
+		t.Fatal("anthropic produced no thinking block")
+	}
+
+	g.use("openai")
+	out = claudeRun(t, claude, home, g.url(), "--continue", "[tool] list the files here", "--allowedTools", "Bash")
+	t.Logf("run 2 on the Responses API printed: %s", strings.TrimSpace(out))
 	if !strings.Contains(out, "openai answer") {
 		t.Errorf("Claude Code did not show the answer: %q", out)
 	}
@@ -327,14 +362,14 @@ func TestRealClaudeCodeResponsesToolLoop(t *testing.T) {
 		t.Fatalf("the upstream answered %d reasoning items: the tool loop did not run", len(oa.Issued()))
 	}
 	out = claudeRun(t, claude, home, g.url(), "--continue", "go on")
-	t.Logf("run 2 printed: %s", strings.TrimSpace(out))
+	t.Logf("run 3 on the Responses API printed: %s", strings.TrimSpace(out))
 	if !strings.Contains(out, "openai answer") {
 		t.Errorf("Claude Code did not show the answer: %q", out)
 	}
 	assertResponsesAccepted(t, oa)
 	// The --continue request of the main thread carries the reasoning item
 	// of each earlier answer of the main thread: the call's, and the one of
-	// the answer after the tool's output.
+	// the answer after the tool's output; nothing of Anthropic's.
 	reqs := oa.Requests()
 	main := -1
 	for i, r := range reqs {
@@ -349,5 +384,18 @@ func TestRealClaudeCodeResponsesToolLoop(t *testing.T) {
 	if len(back) < 2 {
 		t.Errorf("on --continue %d reasoning items went back: %v\n%s", len(back), back, reqs[main].Body)
 	}
-	t.Logf("%d requests, all accepted; %d reasoning items issued, %d back on --continue: %v", len(reqs), len(oa.Issued()), len(back), back)
+	for _, sig := range own {
+		for i, r := range reqs {
+			if strings.Contains(string(r.Body), sig) {
+				t.Errorf("request %d to the Responses API carried Anthropic's signature %q", i, sig)
+			}
+		}
+	}
+
+	got := backOnAnthropic(t, g, claude, home, own)
+	if n := refusals(anthropic); n != 0 {
+		t.Errorf("anthropic refused %d times", n)
+	}
+	t.Logf("Responses API: %d requests, all accepted; %d reasoning items issued, %d back on --continue: %v; anthropic: %d of its blocks back",
+		len(reqs), len(oa.Issued()), len(back), back, len(got))
 }
