@@ -145,20 +145,8 @@ func (w *requestWriter) user(content jsonscan.Value) {
 		w.orphans.Write(&w.Writer, content)
 		w.Raw(`"}`)
 	}
-	k = -1
-	for b := range content.Elements() {
-		k++
+	for b := range w.orphans.Parts(content) {
 		switch string(b.Get("type").Name(&name)) {
-		case "tool_result":
-			if w.orphans.Has(k) {
-				continue
-			}
-			for c := range b.Get("content").Elements() {
-				if c.Get("type").Is("image") {
-					sep()
-					w.part(c)
-				}
-			}
 		case "text", "image":
 			sep()
 			w.part(b)

@@ -22,26 +22,10 @@ func (w *requestWriter) user(content jsonscan.Value) {
 		u.close()
 		return
 	}
-	w.orphans.Reset()
-	orphans := false
-	var name [32]byte
-	k := -1
-	for b := range content.Elements() {
-		k++
-		if !b.Get("type").Is("tool_result") {
-			continue
-		}
-		place, ok := w.pending.Answer(b.Get("tool_use_id"))
-		if !ok {
-			if w.orphans.Mark(k) {
-				w.Held(w.orphans.Held())
-			}
-			orphans = true
-			continue
-		}
+	orphans := w.orphans.Sort(content, &w.pending, w.Held, func(place int, b jsonscan.Value) {
 		u.start()
 		w.response(place, b)
-	}
+	})
 	u.placeholders()
 	if orphans {
 		u.start()
@@ -49,20 +33,9 @@ func (w *requestWriter) user(content jsonscan.Value) {
 		w.orphans.Write(&w.Writer, content)
 		w.Raw(`"}`)
 	}
-	k = -1
-	for b := range content.Elements() {
-		k++
+	var name [32]byte
+	for b := range w.orphans.Parts(content) {
 		switch string(b.Get("type").Name(&name)) {
-		case "tool_result":
-			if w.orphans.Has(k) {
-				continue
-			}
-			for c := range b.Get("content").Elements() {
-				if c.Get("type").Is("image") {
-					u.start()
-					w.media(c)
-				}
-			}
 		case "text":
 			if t := b.Get("text"); len(t) > 2 {
 				u.start()

@@ -25,23 +25,7 @@ func (w *requestWriter) user(content jsonscan.Value) {
 		m.close()
 		return
 	}
-	w.orphans.Reset()
-	orphans := false
-	k := -1
-	for b := range content.Elements() {
-		k++
-		if !b.Get("type").Is("tool_result") {
-			continue
-		}
-		if _, ok := w.pending.Answer(b.Get("tool_use_id")); !ok {
-			if w.orphans.Mark(k) {
-				w.Held(w.orphans.Held())
-			}
-			orphans = true
-			continue
-		}
-		w.output(b)
-	}
+	orphans := w.orphans.Sort(content, &w.pending, w.Held, func(_ int, b jsonscan.Value) { w.output(b) })
 	w.outputsPending()
 	if orphans {
 		m.part()
@@ -50,20 +34,8 @@ func (w *requestWriter) user(content jsonscan.Value) {
 		w.Raw(`"}`)
 	}
 	var name [32]byte
-	k = -1
-	for b := range content.Elements() {
-		k++
+	for b := range w.orphans.Parts(content) {
 		switch string(b.Get("type").Name(&name)) {
-		case "tool_result":
-			if w.orphans.Has(k) {
-				continue
-			}
-			for c := range b.Get("content").Elements() {
-				if c.Get("type").Is("image") {
-					m.part()
-					w.image(c)
-				}
-			}
 		case "text":
 			if t := b.Get("text"); len(t) > 2 {
 				m.part()

@@ -1,6 +1,8 @@
 package toolcall
 
 import (
+	"iter"
+
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonout"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
@@ -53,5 +55,56 @@ func (o *Orphans) Write(w *jsonout.Writer, content jsonscan.Value) {
 		}
 		messagesapi.WriteToolResult(w, b)
 		w.Raw(`\n\n`)
+	}
+}
+
+// Sort reads the tool results of a user message's content: each one whose
+// call waits in calls is answered, and passed to answer with its call's
+// place among the calls and its block;
+// each other one is marked (hold told of any growth). It reports whether
+// any was marked. The marks are reset first.
+func (o *Orphans) Sort(content jsonscan.Value, calls *Pending, hold func(bytes int), answer func(place int, b jsonscan.Value)) (marked bool) {
+	o.Reset()
+	k := -1
+	for b := range content.Elements() {
+		k++
+		if !b.Get("type").Is("tool_result") {
+			continue
+		}
+		if place, ok := calls.Answer(b.Get("tool_use_id")); ok {
+			answer(place, b)
+			continue
+		}
+		if o.Mark(k) {
+			hold(o.Held())
+		}
+		marked = true
+	}
+	return marked
+}
+
+// Parts yields, in order, what of a user message's content goes in its
+// message after the tool results: its blocks other than tool results, and
+// the images of the results not marked (their text went with the result).
+func (o *Orphans) Parts(content jsonscan.Value) iter.Seq[jsonscan.Value] {
+	return func(yield func(jsonscan.Value) bool) {
+		k := -1
+		for b := range content.Elements() {
+			k++
+			if !b.Get("type").Is("tool_result") {
+				if !yield(b) {
+					return
+				}
+				continue
+			}
+			if o.Has(k) {
+				continue
+			}
+			for c := range b.Get("content").Elements() {
+				if c.Get("type").Is("image") && !yield(c) {
+					return
+				}
+			}
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package toolcall
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
@@ -35,5 +36,32 @@ func TestAnswerReturnsTheCallsPlace(t *testing.T) {
 	}
 	if _, ok := p.Answer(jsonscan.Value(`"c"`)); ok {
 		t.Fatal("a call forgotten was answered")
+	}
+}
+
+// TestOrphansSortAndParts: results of waiting calls are answered in order,
+// the others marked; the parts after them are the message's own blocks and
+// the answered results' images, never a marked result's.
+func TestOrphansSortAndParts(t *testing.T) {
+	var calls Pending
+	calls.Add(jsonscan.Value(`"a"`))
+	calls.Add(jsonscan.Value(`"b"`))
+	content := jsonscan.Parse([]byte(`[{"type":"tool_result","tool_use_id":"b","content":[{"type":"image","n":1}]},` +
+		`{"type":"tool_result","tool_use_id":"zz","content":[{"type":"image","n":2}]},{"type":"text","text":"t"},` +
+		`{"type":"tool_result","tool_use_id":"a"},{"type":"image","n":3}]`))
+	var o Orphans
+	var answered []int
+	held := 0
+	marked := o.Sort(content, &calls, func(n int) { held = n }, func(place int, _ jsonscan.Value) { answered = append(answered, place) })
+	if !marked || !slices.Equal(answered, []int{1, 0}) || !o.Has(1) || o.Has(0) || held == 0 {
+		t.Fatalf("marked %v, answered %v, held %d", marked, answered, held)
+	}
+	var parts []string
+	for p := range o.Parts(content) {
+		parts = append(parts, string(p))
+	}
+	want := []string{`{"type":"image","n":1}`, `{"type":"text","text":"t"}`, `{"type":"image","n":3}`}
+	if !slices.Equal(parts, want) {
+		t.Errorf("parts %q, want %q", parts, want)
 	}
 }
