@@ -149,12 +149,8 @@ func TestRequestFields(t *testing.T) {
 func TestCallIDsThatCannotBeToolUseIDs(t *testing.T) {
 	for _, id := range []string{"call_abc", "functions.Bash:0", strings.Repeat("x", 80), "toolu_rsp_trick", ""} {
 		tu := string(appendToolUseID(nil, []byte(id)))
-		if !plainID([]byte(tu)) && len(tu) <= 200 {
-			for _, c := range tu {
-				if !strings.ContainsRune("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-", c) {
-					t.Errorf("%q: tool_use id %q", id, tu)
-				}
-			}
+		if strings.Trim(tu, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != "" {
+			t.Errorf("%q: tool_use id %q holds a character the Messages API refuses", id, tu)
 		}
 		if back := string(callIDOf([]byte(tu))); back != id {
 			t.Errorf("%q came back as %q (through %q)", id, back, tu)
