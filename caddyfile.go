@@ -108,6 +108,13 @@ func (h *Handler) unmarshalProfile(d *caddyfile.Dispenser) error {
 	for nesting := d.Nesting(); d.NextBlock(nesting); {
 		sub := d.Val()
 		args := d.RemainingArgs()
+		if sub == "facts" {
+			if len(args) == 0 {
+				return d.ArgErr()
+			}
+			bp.Facts = append(bp.Facts, args...)
+			continue
+		}
 		if len(args) > 1 {
 			return d.Errf("%s takes one value, got %q", sub, args)
 		}

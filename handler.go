@@ -16,6 +16,7 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/handoff"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
@@ -247,12 +248,15 @@ func thinkingConfig(body []byte) []byte {
 // unchanged, else the rewritten one, which the plan wrote into out (or
 // allocated, for out to adopt). An unused out gives its room back at once.
 // It returns the request to pass on, which carries t and the body for a
-// transport of ours (see budget.Carry).
+// transport of ours (see budget.Carry), and what the transport must know
+// of the request (see package handoff).
 func setBody(r *http.Request, t *budget.Ticket, plan policy.Plan, in, out *budget.Body) *http.Request {
+	h := handoff.Request{Facts: plan.Facts}
 	if plan.Result.ToolLoopRule {
-		if cfg := thinkingConfig(in.Bytes()); cfg != nil {
-			r = r.WithContext(messagesapi.WithThinkingOff(r.Context(), cfg))
-		}
+		h.ThinkingOff = thinkingConfig(in.Bytes())
+	}
+	if h.ThinkingOff != nil || h.Facts != 0 {
+		r = r.WithContext(handoff.With(r.Context(), h))
 	}
 	src := in
 	if plan.Result.Changed() {

@@ -15,10 +15,9 @@ import (
 	zapobserver "go.uber.org/zap/zaptest/observer"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/handoff"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
-
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
 // newTestHandler provisions a handler outside Caddy, with its own registry.
@@ -225,7 +224,7 @@ func TestBackendNamesAreBounded(t *testing.T) {
 // TestServeHTTPCarriesTheThinkingConfigItTookOut: a tool loop whose first
 // assistant message loses its leading thinking goes without thinking (the
 // Messages API's rule), and the request carries the config it had, for a
-// transport of another API (see messagesapi.WithThinkingOff); a request
+// transport of another API (see handoff.With); a request
 // that keeps its config carries none.
 func TestServeHTTPCarriesTheThinkingConfigItTookOut(t *testing.T) {
 	h := newTestHandler(t, "anthropic")
@@ -253,7 +252,7 @@ func TestServeHTTPCarriesTheThinkingConfigItTookOut(t *testing.T) {
 		if err := tc.h.ServeHTTP(httptest.NewRecorder(), request(loop), next); err != nil {
 			t.Fatal(err)
 		}
-		if off := string(messagesapi.ThinkingOff(got.Context())); off != tc.want {
+		if off := string(handoff.From(got.Context()).ThinkingOff); off != tc.want {
 			t.Errorf("carried %q, want %q; the body went as %s", off, tc.want, body)
 		}
 		if hasThinking := strings.Contains(string(body), `"thinking":{`); hasThinking != (tc.want == "") {

@@ -35,6 +35,15 @@ type BackendProfile struct {
 	// or "enabled" (older Claude models), which a request that asks for
 	// adaptive gets with a budget from its effort and max_tokens.
 	ThinkingType string `json:"thinking_type,omitempty"`
+
+	// Facts are more facts of the models, named as `caddy llm-thinking
+	// status` and the logs name what was learned: "no_reasoning_summary"
+	// (transport responses asks for no summary), "no_thinking_level"
+	// (transport gemini asks with a thinkingBudget), "max_completion_tokens"
+	// (transport openai sends the cap under that name), "always_thinks" (a
+	// request for no thinking goes with the least thinking), "cannot_think",
+	// "no_context_management", "no_clear_thinking", "no_thinking_display".
+	Facts []string `json:"facts,omitempty"`
 }
 
 // profiles checks the handler's backend profiles and returns them as the
@@ -46,10 +55,10 @@ func (h *Handler) profiles() (policy.Profiles, error) {
 		if strings.TrimSpace(bp.Backend) == "" {
 			return nil, fmt.Errorf("%s: backend must be set", name)
 		}
-		if bp.ThinkingBack == "" && bp.ThinkingType == "" {
-			return nil, fmt.Errorf("backend_profile %s: declares nothing (want thinking_back or thinking_type)", bp.Backend)
+		if bp.ThinkingBack == "" && bp.ThinkingType == "" && len(bp.Facts) == 0 {
+			return nil, fmt.Errorf("backend_profile %s: declares nothing (want thinking_back, thinking_type or facts)", bp.Backend)
 		}
-		facts, err := policy.ProfileFacts(bp.ThinkingBack, bp.ThinkingType)
+		facts, err := policy.ProfileFacts(bp.ThinkingBack, bp.ThinkingType, bp.Facts...)
 		if err != nil {
 			return nil, fmt.Errorf("backend_profile %s: %w", bp.Backend, err)
 		}

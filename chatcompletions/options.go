@@ -108,7 +108,7 @@ type RequestOptions struct {
 	MaxTokens int
 	// ThinkingOff is the thinking config llm_thinking took out of the
 	// request only for the Messages API's rule on tool loops (see
-	// messagesapi.WithThinkingOff): a request without one thinks as it
+	// handoff.With): a request without one thinks as it
 	// says.
 	ThinkingOff []byte
 	// Grow, when set, gives the translation the memory it writes into: it

@@ -45,6 +45,31 @@ var capabilityRefusals = []capabilityRefusal{
 	// thinking is not supported on this model". Before the refusals of
 	// thinking itself, whose wording it contains.
 	{[]string{"adaptive thinking is not supported"}, registry.NoAdaptiveThinking},
+	// OpenAI's Responses API, for an organization that is not verified:
+	// "Your organization must be verified to generate reasoning
+	// summaries. ..." (param reasoning.summary, code unsupported_value;
+	// continuedev #9602, OpenHands SDK #987).
+	{[]string{"must be verified to generate reasoning summaries"}, registry.NoReasoningSummary},
+	// Gemini, for 2.5 models (also behind -latest aliases) and Gemma:
+	// "Thinking level is not supported for this model." (Roo-Code
+	// #10700, gemini-cli #14025); 2.0 models refuse any thinkingConfig:
+	// "thinking_config is not supported".
+	{[]string{"Thinking level is not supported"}, registry.NoThinkingLevel},
+	{[]string{"thinking_config is not supported"}, registry.CannotThink},
+	// OpenAI's reasoning models on chat completions: "Unsupported
+	// parameter: 'max_tokens' is not supported with this model. Use
+	// 'max_completion_tokens' instead." (param max_tokens, code
+	// unsupported_parameter).
+	{[]string{"'max_tokens' is not supported", "max_completion_tokens"}, registry.MaxCompletionTokens},
+	// Models that cannot stop thinking. GLM-5.3, code 1210: "该模型始终思考，
+	// 不支持关闭思考；请使用 low、high 或 max。" ("the model always thinks,
+	// turning thinking off is not supported; use low, high or max";
+	// cc-switch #6737); Kimi Code and others on chat completions:
+	// "Unsupported value: 'reasoning_effort' does not support 'none' with
+	// this model. Supported values are: 'minimal', 'low', 'medium', and
+	// 'high'." (Kilo-Org/cloud #3807).
+	{[]string{"不支持关闭思考"}, registry.AlwaysThinks},
+	{[]string{"'reasoning_effort' does not support 'none'"}, registry.AlwaysThinks},
 	// Ollama, for a model without thinking: "\"llama3.2\" does not support thinking".
 	{[]string{"does not support thinking"}, registry.CannotThink},
 	// Other servers, for a model without thinking.
@@ -99,6 +124,9 @@ func omissions(facts registry.Capability) thinking.Omission {
 	}
 	if facts&registry.NoThinkingDisplay != 0 {
 		o |= thinking.OmitThinkingDisplay
+	}
+	if facts&registry.AlwaysThinks != 0 {
+		o |= thinking.OmitThinkingOff
 	}
 	return o
 }

@@ -156,6 +156,10 @@ type Plan struct {
 	// with thinking, and its backend never refused it thinking since.
 	Model           string
 	ThinkingCapable bool
+	// Facts are what was learned and declared of the model as Target
+	// serves it (for a replay, with what its refusal said), for the
+	// transport further on to honor what the body cannot say.
+	Facts registry.Capability
 	// Learned is what the plan of a replay learned from the refusal of
 	// the backend's model, with only the facts that were new.
 	Learned Learned
@@ -295,6 +299,7 @@ func (p *Policy) applyCapabilities(pl *Plan, parsed *thinking.Request, r *replay
 		pl.Learned = p.learn(backend, pl.Model, r.facts, r.refusal.Message)
 	}
 	facts := p.Registry.Capabilities(backend, BoundedID(pl.Model)).Override(p.Profiles.Facts(backend, pl.Model))
+	pl.Facts = facts
 	pl.ThinkingCapable = (p.Models.Capable(pl.Model) || facts&registry.Thinks != 0) && facts&registry.CannotThink == 0
 	parsed.Omit(omissions(facts))
 	parsed.Retype(thinkingType(facts))

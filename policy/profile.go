@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 )
@@ -48,10 +49,18 @@ const (
 )
 
 // ProfileFacts returns the facts that a profile's words declare:
-// thinkingBack is "", ThinkingBackToolCalls or ThinkingBackAll, and
-// thinkingType "", ThinkingTypeAdaptive or ThinkingTypeEnabled.
-func ProfileFacts(thinkingBack, thinkingType string) (registry.Capability, error) {
+// thinkingBack is "", ThinkingBackToolCalls or ThinkingBackAll,
+// thinkingType "", ThinkingTypeAdaptive or ThinkingTypeEnabled, and names
+// name facts as registry.Capability.Names writes them.
+func ProfileFacts(thinkingBack, thinkingType string, names ...string) (registry.Capability, error) {
 	var c registry.Capability
+	for _, n := range names {
+		f, ok := registry.ParseCapability(n)
+		if !ok {
+			return 0, fmt.Errorf("unknown fact %q (want one of %s)", n, strings.Join(registry.CapabilityNames(), ", "))
+		}
+		c |= f
+	}
 	switch thinkingBack {
 	case "":
 	case ThinkingBackToolCalls:

@@ -43,12 +43,43 @@ const (
 	// ThinkingBackEverywhere: the backend refuses any assistant message
 	// that holds no thinking (DeepSeek V4): each gets one.
 	ThinkingBackEverywhere
+	// NoReasoningSummary: the backend refuses to summarize the model's
+	// reasoning (OpenAI, for an organization that is not verified):
+	// transport responses asks for no summary.
+	NoReasoningSummary
+	// NoThinkingLevel: the model refuses Gemini's thinkingLevel (2.5
+	// models, also behind -latest aliases; Gemma): transport gemini asks
+	// with a thinkingBudget.
+	NoThinkingLevel
+	// MaxCompletionTokens: the model refuses max_tokens and wants
+	// max_completion_tokens (OpenAI's reasoning models): transport openai
+	// sends the cap under that name.
+	MaxCompletionTokens
+	// AlwaysThinks: the model refuses to stop thinking (GLM-5.3; models
+	// without reasoning_effort "none"): a request that asks for no
+	// thinking goes with the model's least thinking instead (see
+	// thinking.Request.Omit and the transports).
+	AlwaysThinks
 )
 
 // capabilityNames name the facts, bit by bit, as logs and stats write them.
 var capabilityNames = [...]string{
 	"thinks", "cannot_think", "no_context_management", "no_clear_thinking", "no_thinking_display", "no_adaptive_thinking",
-	"no_enabled_thinking", "thinking_back_tool_calls", "thinking_back_all",
+	"no_enabled_thinking", "thinking_back_tool_calls", "thinking_back_all", "no_reasoning_summary", "no_thinking_level",
+	"max_completion_tokens", "always_thinks",
+}
+
+// CapabilityNames returns the name of every fact, in bit order.
+func CapabilityNames() []string { return append([]string(nil), capabilityNames[:]...) }
+
+// ParseCapability returns the fact a name names, as Names writes it.
+func ParseCapability(name string) (Capability, bool) {
+	for i, n := range capabilityNames {
+		if n == name {
+			return 1 << i, true
+		}
+	}
+	return 0, false
 }
 
 // Names returns the names of the facts in c.

@@ -2,7 +2,6 @@ package registry
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 )
 
@@ -127,14 +126,4 @@ func TestOneThinkingTypeReplacesTheOther(t *testing.T) {
 	if got := (Thinks | NoAdaptiveThinking | ThinkingBackEverywhere).Override(NoEnabledThinking); got != Thinks|NoEnabledThinking|ThinkingBackEverywhere {
 		t.Fatalf("declared over learned: %v", got)
 	}
-}
-
-// ParseCapability returns the fact called name, or false: the names are
-// what logs, stats and storage show, and each must read back as its fact.
-func ParseCapability(name string) (Capability, bool) {
-	i := slices.Index(capabilityNames[:], name)
-	if i < 0 {
-		return 0, false
-	}
-	return 1 << i, true
 }

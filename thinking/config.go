@@ -23,7 +23,7 @@ func (r *Request) configEdits(rw *rewrite) ([]edit, error) {
 		switch m.name {
 		case thinkingMember:
 			switch {
-			case drop:
+			case drop || omit&OmitThinkingOff != 0:
 				remove[i] = true
 			case retype != "" || omit&OmitThinkingDisplay != 0:
 				edits = append(edits, edit{span: m.value, repl: r.thinkingConfigAs(retype, omit&OmitThinkingDisplay != 0)})

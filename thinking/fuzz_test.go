@@ -167,7 +167,7 @@ func FuzzRewrite(f *testing.F) {
 				actions[i] = DropSignature
 			}
 		}
-		req.Omit(Omission(seed>>20) & (OmitThinking | OmitContextManagement | OmitClearThinking | OmitThinkingDisplay))
+		req.Omit(Omission(seed>>20) & (OmitThinking | OmitContextManagement | OmitClearThinking | OmitThinkingDisplay | OmitThinkingOff))
 		out, res, err := req.Rewrite(actions)
 		if errors.Is(err, ErrInvalidJSON) {
 			if json.Valid(body) {

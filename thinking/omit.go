@@ -23,6 +23,10 @@ const (
 	OmitClearThinking
 	// OmitThinkingDisplay leaves out the display of the thinking config.
 	OmitThinkingDisplay
+	// OmitThinkingOff leaves out a thinking config that turns thinking
+	// off ({"type":"disabled"}): the model always thinks, and refuses to
+	// be told otherwise; without a config it thinks as it does anyway.
+	OmitThinkingOff
 )
 
 // Omit makes the next Rewrite (or RewriteCautiously) leave out the fields
@@ -43,6 +47,9 @@ func (r *Request) omissions() Omission {
 	}
 	if r.omit&OmitThinkingDisplay != 0 && r.thinkingDisplay {
 		o |= OmitThinkingDisplay
+	}
+	if r.omit&OmitThinkingOff != 0 && string(r.thinkingType) == "disabled" {
+		o |= OmitThinkingOff
 	}
 	return o
 }

@@ -76,6 +76,19 @@ func TestOmissions(t *testing.T) {
 			want:    obj(`"thinking":{}`, model, history),
 			res:     Result{Kept: 1, Omitted: OmitThinkingDisplay},
 		}}},
+		{OmitThinkingOff, []rewriteCase{{
+			name:    "a model that always thinks is not told to stop",
+			in:      obj(model, messages(user("hi")), `"thinking":{"type":"disabled"}`, stream),
+			actions: []Action{},
+			want:    obj(model, messages(user("hi")), stream),
+			res:     Result{Omitted: OmitThinkingOff},
+		}, {
+			name:    "thinking on stays as it is",
+			in:      obj(model, history, enabled),
+			actions: []Action{Keep},
+			want:    obj(model, history, enabled),
+			res:     Result{Kept: 1},
+		}}},
 		{OmitContextManagement | OmitThinkingDisplay | OmitClearThinking, []rewriteCase{{
 			name:    "several at once",
 			in:      obj(model, history, enabled, clearOnly, stream),

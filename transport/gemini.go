@@ -13,6 +13,7 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/envelope"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/gemini"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/handoff"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
@@ -132,7 +133,7 @@ func (g *geminiRound) translate(req *http.Request, body []byte, grow func([]byte
 	model, _ := g.t.Models.Map(modelOf(body))
 	g.signer = gemini.NewSigner(g.t.key, req.URL.Host)
 	tr, err := gemini.TranslateRequest(body, gemini.RequestOptions{Model: model, Signer: g.signer,
-		ThinkingOff: messagesapi.ThinkingOff(req.Context()), Grow: grow, Hold: hold})
+		ThinkingOff: handoff.From(req.Context()).ThinkingOff, Grow: grow, Hold: hold})
 	translated := tr.Body
 	tr.Body = nil
 	g.tr = tr

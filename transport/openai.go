@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/chatcompletions"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/handoff"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/option"
 )
@@ -143,7 +144,7 @@ func (c *chatRound) translate(req *http.Request, body []byte, grow func([]byte, 
 	model, _ := t.Models.Map(modelOf(body))
 	tr, err := chatcompletions.TranslateRequest(body, chatcompletions.RequestOptions{
 		Model: model, Reasoning: t.reasoning, ThinkingSwitch: t.thinking, MaxTokens: t.MaxTokens,
-		ThinkingOff: messagesapi.ThinkingOff(req.Context()), Grow: grow, Hold: hold})
+		ThinkingOff: handoff.From(req.Context()).ThinkingOff, Grow: grow, Hold: hold})
 	translated := tr.Body
 	tr.Body = nil
 	c.tr, c.upstream = tr, req.URL.Host

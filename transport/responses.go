@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/envelope"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/handoff"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/responses"
 )
@@ -134,7 +135,7 @@ func (r *responsesRound) translate(req *http.Request, body []byte, grow func([]b
 	model, _ := r.t.Models.Map(modelOf(body))
 	r.signer = responses.NewSigner(r.t.key, req.URL.Host)
 	tr, err := responses.TranslateRequest(body, responses.RequestOptions{Model: model, Signer: r.signer,
-		Summary: r.t.ReasoningSummary, MaxTokens: r.t.MaxTokens, ThinkingOff: messagesapi.ThinkingOff(req.Context()), Grow: grow, Hold: hold})
+		Summary: r.t.ReasoningSummary, MaxTokens: r.t.MaxTokens, ThinkingOff: handoff.From(req.Context()).ThinkingOff, Grow: grow, Hold: hold})
 	translated := tr.Body
 	tr.Body = nil
 	r.tr = tr
