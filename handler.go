@@ -101,14 +101,20 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	}
 	defer replayOut.Close()
 	req.Out = replayOut.Room()
-	replay := h.plan(req, &policy.Refusal{Backend: refuser, Message: msg, Sent: plan.Body}, t)
+	replay := h.plan(req, &policy.Refusal{Backend: refuser, Message: msg, Sent: plan.Body, Header: r.Header}, t)
 	if refused(replay.Passthrough) {
 		return h.refuseBody(w, nil, t, replay.Passthrough)
 	}
 	r = setBody(replayRequest(r), t, replay, in, replayOut)
 	publish(w, repl, replay)
 	w.Header().Add(WarningHeader, "thinking_retried")
-	_, err = h.forward(w, r, next, t, repl, replay, backend, ep, false)
+	rw, err := h.forward(w, r, next, t, repl, replay, backend, ep, false)
+	defer rw.drop()
+	if err == nil && rw.status >= 200 && rw.status < 300 {
+		// What the refusal said of the model was the server's: the replay
+		// that went without it succeeded.
+		h.logLearned(h.policy.Confirm(replay.Learned))
+	}
 	return err
 }
 
@@ -178,7 +184,6 @@ func (h *Handler) plan(req policy.Request, refusal *policy.Refusal, t *budget.Ti
 		plan = h.policy.Plan(req)
 	}
 	h.logPlan(plan, plan.Target)
-	h.logLearned(plan.Learned)
 	metrics.countPlan(plan)
 	plan.Release() // the decisions were only needed for the log
 	return plan

@@ -26,9 +26,9 @@ import (
 // message_stop is read, before those bytes are written to the client, so the
 // client's next request always finds them.
 //
-// With hold set, a small JSON 400 is held back instead, so that the handler
-// can look at it: a refusal for thinking is replayed, anything else is
-// released to the client as it came.
+// With hold set, a small JSON 400 (or a FastAPI server's 422) is held back
+// instead, so that the handler can look at it: a refusal for thinking is
+// replayed, anything else is released to the client as it came.
 type observer struct {
 	http.ResponseWriter
 	h            *Handler
@@ -38,9 +38,10 @@ type observer struct {
 	thread       registry.ThreadID // of the request, whose blocks the answer's are
 	requested    string            // the model the request asked for
 	blocks       bool              // register the blocks of the response
-	hold         bool              // hold a small JSON 400 back
+	hold         bool              // hold a small JSON 400 or 422 back
 
 	wroteHeader bool
+	status      int // the final status the upstream answered
 	sse         *streaming.SSE
 	// answer holds a JSON answer to read its blocks; nil when the answer is
 	// not read, or no longer (it did not fit).
@@ -51,7 +52,8 @@ type observer struct {
 	registered bool
 	failed     bool // the client is gone or a write failed
 
-	held *budget.Answer // a 400 being held back, nil when none
+	held       *budget.Answer // a refusal being held back, nil when none
+	heldStatus int            // its status
 
 	// Rewriting of a successful answer (see rewrite.go).
 	head          io.Writer      // the first rewriter of a stream, or nil
@@ -63,7 +65,14 @@ type observer struct {
 	ticket        *budget.Ticket // the request's account, for what is held
 }
 
-// maxHeld bounds the 400 bodies held back; the API's error envelopes are a
+// refusalStatus reports whether an answer of this status may refuse a
+// request for its thinking: the Messages API's 400, and the 422 of servers
+// that validate with FastAPI (see messagesapi.DetailMessage).
+func refusalStatus(status int) bool {
+	return status == http.StatusBadRequest || status == http.StatusUnprocessableEntity
+}
+
+// maxHeld bounds the refusals held back; the API's error envelopes are a
 // few hundred bytes.
 const maxHeld = 64 << 10
 
@@ -80,7 +89,7 @@ func (o *observer) WriteHeader(status int) {
 		return
 	}
 	if !o.wroteHeader {
-		o.wroteHeader = true
+		o.wroteHeader, o.status = true, status
 		o.start(status)
 	}
 	if o.held == nil && !o.whole {
@@ -98,8 +107,8 @@ func (o *observer) start(status int) {
 	if err != nil {
 		length = -1
 	}
-	if status == http.StatusBadRequest && o.hold && mediaType == messagesapi.JSON {
-		o.held = o.holdAnswer(maxHeld, length)
+	if refusalStatus(status) && o.hold && mediaType == messagesapi.JSON {
+		o.held, o.heldStatus = o.holdAnswer(maxHeld, length), status
 		return
 	}
 	if status != http.StatusOK || !o.blocks || o.backend == "" {
@@ -363,7 +372,7 @@ func (o *observer) release() error {
 	held := o.held
 	o.held = nil
 	defer held.Release()
-	o.ResponseWriter.WriteHeader(http.StatusBadRequest)
+	o.ResponseWriter.WriteHeader(o.heldStatus)
 	_, err := o.ResponseWriter.Write(held.Bytes())
 	if err != nil {
 		o.failed = true

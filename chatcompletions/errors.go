@@ -31,7 +31,11 @@ func upstreamMessage(status int, body []byte) string {
 		}
 		if msg == "" {
 			if v := r.Get("detail"); v.Exists() {
-				msg = string(v)
+				// FastAPI's validation errors, as the Messages API
+				// writes its own, so that the safety net can read them.
+				if msg = messagesapi.DetailMessage(v); msg == "" {
+					msg = string(v)
+				}
 			}
 		}
 	} else if utf8.Valid(body) {

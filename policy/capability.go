@@ -1,16 +1,16 @@
 package policy
 
 import (
-	"strings"
-
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
 )
 
 // capabilityRefusal is a refusal that says what a backend's model does not
-// take: every piece must be in the upstream's message. The pieces are
-// short parts of the messages of the servers we know, never whole
-// sentences, since servers word them differently from version to version.
+// take: every piece must be in the upstream's message, in its own words
+// (see evidence). The pieces are short parts of the messages of the servers
+// we know, never whole sentences, since servers word them differently from
+// version to version, but each longer than any value of the request it
+// quotes (a piece that a client's string holds whole is that client's).
 type capabilityRefusal struct {
 	pieces []string
 	facts  registry.Capability
@@ -39,7 +39,7 @@ var capabilityRefusals = []capabilityRefusal{
 	// (2013)"; the newest Claude models: "\"thinking.type.enabled\" is not
 	// supported for this model. Use \"thinking.type.adaptive\" and
 	// \"output_config.effort\" to control thinking behavior."
-	{[]string{`thinking.type: "enabled"`, "allowed: adaptive"}, registry.NoEnabledThinking},
+	{[]string{`^thinking.type: "enabled"`, "allowed: adaptive"}, registry.NoEnabledThinking},
 	{[]string{`"thinking.type.enabled" is not supported`}, registry.NoEnabledThinking},
 	// Older Claude models, which take only enabled thinking: "adaptive
 	// thinking is not supported on this model". Before the refusals of
@@ -60,7 +60,7 @@ var capabilityRefusals = []capabilityRefusal{
 	// parameter: 'max_tokens' is not supported with this model. Use
 	// 'max_completion_tokens' instead." (param max_tokens, code
 	// unsupported_parameter).
-	{[]string{"'max_tokens' is not supported", "max_completion_tokens"}, registry.MaxCompletionTokens},
+	{[]string{"Unsupported parameter: 'max_tokens' is not supported", "'max_completion_tokens'"}, registry.MaxCompletionTokens},
 	// Models that cannot stop thinking. GLM-5.3, code 1210: "该模型始终思考，
 	// 不支持关闭思考；请使用 low、high 或 max。" ("the model always thinks,
 	// turning thinking off is not supported; use low, high or max";
@@ -75,32 +75,39 @@ var capabilityRefusals = []capabilityRefusal{
 	// Other servers, for a model without thinking.
 	{[]string{"thinking is not supported"}, registry.CannotThink},
 	// Servers that validate with pydantic and do not know the field: the
-	// whole thinking config, its display, context_management.
-	{[]string{"thinking: Extra inputs are not permitted"}, registry.CannotThink},
-	{[]string{"thinking.display", "Extra inputs are not permitted"}, registry.NoThinkingDisplay},
-	{[]string{"context_management", "Extra inputs are not permitted"}, registry.NoContextManagement},
+	// whole thinking config, its display, context_management. Each names
+	// a top-level field ('^'): a path into the client's own content that
+	// ends in the same name is not that field.
+	{[]string{"^thinking: Extra inputs are not permitted"}, registry.CannotThink},
+	{[]string{"^thinking.display: Extra inputs are not permitted"}, registry.NoThinkingDisplay},
+	{[]string{"^context_management: Extra inputs are not permitted"}, registry.NoContextManagement},
 	// Servers that know context_management but not the clear_thinking edit:
 	// "context_management.edits.0.type: Input tag 'clear_thinking_20251015'
 	// found using 'type' does not match any of the expected tags".
-	{[]string{"clear_thinking_"}, registry.NoClearThinking},
+	{[]string{"^context_management.edits.", "Input tag 'clear_thinking_"}, registry.NoClearThinking},
 	// Servers that know only enabled and disabled thinking:
 	// "thinking.type: Input tag 'adaptive' found using 'type' does not
 	// match"; some Qwen servers: "Only 'enabled' and 'disabled' are
-	// supported for thinking; 'adaptive' is not supported."
-	{[]string{"thinking", "'adaptive'"}, registry.NoAdaptiveThinking},
+	// supported for thinking; 'adaptive' is not supported."; FastAPI
+	// servers (omlx), in a 422's detail: "thinking.type: Input should be
+	// 'enabled' or 'disabled'".
+	{[]string{"^thinking.type: Input tag 'adaptive'"}, registry.NoAdaptiveThinking},
+	{[]string{"'adaptive' is not supported"}, registry.NoAdaptiveThinking},
+	{[]string{"^thinking.type: Input should be 'enabled' or 'disabled'"}, registry.NoAdaptiveThinking},
 }
 
 // refusalFacts returns what a refusal's message says the backend's model
 // does not take, or 0 when it says nothing of the kind, or names one of the
-// API's thinking rules, which the request broke, not the backend.
-func refusalFacts(msg string) registry.Capability {
-	if thinkingRule(msg) {
+// API's thinking rules, which the request broke, not the backend. Only
+// the server's own words count (see evidence).
+func refusalFacts(e evidence) registry.Capability {
+	if thinkingRule(e.msg) {
 		return 0
 	}
 	for _, r := range capabilityRefusals {
 		all := true
 		for _, p := range r.pieces {
-			all = all && strings.Contains(msg, p)
+			all = all && e.has(p)
 		}
 		if all {
 			return r.facts
@@ -169,4 +176,17 @@ type Learned struct {
 func (p *Policy) learn(backend, model string, facts registry.Capability, why string) Learned {
 	model = BoundedID(model)
 	return Learned{Backend: backend, Model: model, Facts: p.Registry.Learn(backend, model, facts), Why: why}
+}
+
+// Confirm records what the plan of a replay read in its backend's refusal
+// (Plan.Learned), once the replay succeeded: the refusal was the server's,
+// about what the fact turns off, and not text a client wrote and the
+// server quoted back (see evidence). A replay refused again confirms
+// nothing, so no one client's request changes what the others send. It
+// returns the facts that were new.
+func (p *Policy) Confirm(l Learned) Learned {
+	if l.Facts == 0 {
+		return Learned{}
+	}
+	return p.learn(l.Backend, l.Model, l.Facts, l.Why)
 }

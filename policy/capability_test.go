@@ -25,6 +25,13 @@ func TestCapabilityRefusals(t *testing.T) {
 		{"a server without adaptive thinking", "thinking.type: Input tag 'adaptive' found using 'type' does not match any of the expected tags: 'enabled', 'disabled'", registry.NoAdaptiveThinking},
 		{"a Qwen server without adaptive thinking", "Only 'enabled' and 'disabled' are supported for thinking; 'adaptive' is not supported.", registry.NoAdaptiveThinking},
 		{"an older Claude model", "adaptive thinking is not supported on this model", registry.NoAdaptiveThinking},
+		{"OpenAI, an organization that is not verified", "Your organization must be verified to generate reasoning summaries. Please go to: https://platform.openai.com/settings/organization/general and click on Verify Organization. If you just verified, it can take up to 15 minutes for access to propagate.", registry.NoReasoningSummary},
+		{"a Gemini model without thinkingLevel", "Thinking level is not supported for this model.", registry.NoThinkingLevel},
+		{"a Gemini 2.0 model", "thinking_config is not supported.", registry.CannotThink},
+		{"OpenAI's reasoning models", "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", registry.MaxCompletionTokens},
+		{"GLM-5.3", "该模型始终思考，不支持关闭思考；请使用 low、high 或 max。", registry.AlwaysThinks},
+		{"a model without effort none", "Unsupported value: 'reasoning_effort' does not support 'none' with this model. Supported values are: 'minimal', 'low', 'medium', and 'high'.", registry.AlwaysThinks},
+		{"a FastAPI server without adaptive thinking", "thinking.type: Input should be 'enabled' or 'disabled'", registry.NoAdaptiveThinking},
 		{"the newest Claude models", "\"thinking.type.enabled\" is not supported for this model. Use \"thinking.type.adaptive\" and \"output_config.effort\" to control thinking behavior.", registry.NoEnabledThinking},
 		{"MiniMax M3", `invalid params, invalid thinking.type: "enabled" (allowed: adaptive, disabled) (2013)`, registry.NoEnabledThinking},
 		{"Kimi", "thinking is enabled but reasoning_content is missing in assistant tool call message at index 3", registry.ThinkingBackOnToolCalls},
@@ -33,7 +40,7 @@ func TestCapabilityRefusals(t *testing.T) {
 		{"DeepSeek V4 on chat completions", "The `reasoning_content` in the thinking mode must be passed back to the API.", registry.ThinkingBackEverywhere},
 		{"an older DeepSeek server", "Missing `reasoning_content` field in the assistant message at message index 1", registry.ThinkingBackEverywhere},
 	} {
-		if got := refusalFacts(tc.msg); got != tc.facts {
+		if got := refusalFacts(newEvidence(tc.msg, nil, nil)); got != tc.facts {
 			t.Errorf("%s: %q learns %v, want %v", tc.server, tc.msg, got, tc.facts)
 		}
 		// As an Anthropic envelope, and as another gateway wraps it.
@@ -51,8 +58,8 @@ func TestCapabilityRefusals(t *testing.T) {
 		"model: field required",
 		"messages.0.content: Input should be a valid list",
 	} {
-		if refusalFacts(msg) != 0 {
-			t.Errorf("%q learns %v", msg, refusalFacts(msg))
+		if refusalFacts(newEvidence(msg, nil, nil)) != 0 {
+			t.Errorf("%q learns %v", msg, refusalFacts(newEvidence(msg, nil, nil)))
 		}
 		if _, ok := RefusalMessage([]byte(`{"error":{"message":` + quote(msg) + `}}`)); ok {
 			t.Errorf("%q in a foreign envelope is taken for a thinking refusal", msg)
@@ -60,8 +67,8 @@ func TestCapabilityRefusals(t *testing.T) {
 	}
 	// A clear_thinking edit sent with thinking off is the request's fault,
 	// not the backend's: replayed, never learned.
-	if msg := "`clear_thinking_20251015` strategy requires `thinking` to be enabled"; refusalFacts(msg) != 0 {
-		t.Errorf("%q learns %v", msg, refusalFacts(msg))
+	if msg := "`clear_thinking_20251015` strategy requires `thinking` to be enabled"; refusalFacts(newEvidence(msg, nil, nil)) != 0 {
+		t.Errorf("%q learns %v", msg, refusalFacts(newEvidence(msg, nil, nil)))
 	}
 }
 
@@ -109,6 +116,14 @@ func TestARefusalOfThinkingIsLearnedOnce(t *testing.T) {
 			t.Fatalf("the replay still sends %s:\n%s", gone, replay.Body)
 		}
 	}
+	// Nothing is learned before the replay succeeded: until then, another
+	// client's requests go as they did.
+	if other := p.Plan(Request{Body: loopBody("llama3.2", "z1"), Header: session("s9"), Backend: "ollama"}); !other.ThinkingCapable || other.Result.Changed() {
+		t.Fatalf("before the replay succeeded: capable %v, %+v", other.ThinkingCapable, other.Result)
+	}
+	if l := p.Confirm(replay.Learned); l.Facts != registry.CannotThink {
+		t.Fatalf("confirmed %+v", l)
+	}
 	// From the next request on, nothing to refuse.
 	next := p.Plan(Request{Body: loopBody("llama3.2", "g1", "g2"), Header: session("s1"), Backend: "ollama"})
 	if next.ThinkingCapable || !next.Result.DroppedThinkingConfig || next.Result.Stripped != 2 || strings.Contains(string(next.Body), `"thinking":{`) {
@@ -146,6 +161,7 @@ func TestARefusedFieldIsLeftOutFromThenOn(t *testing.T) {
 		req := Request{Body: loopBody("qwen3", "a1"), Header: session("s1"), Backend: "vllm"}
 		first := p.Plan(req)
 		replay := p.Replay(req, Refusal{Backend: "vllm", Message: tc.msg, Sent: first.Body})
+		p.Confirm(replay.Learned)
 		for _, b := range []Plan{replay, p.Plan(Request{Body: loopBody("qwen3", "a1", "a2"), Header: session("s1"), Backend: "vllm"})} {
 			if strings.Contains(string(b.Body), tc.gone) {
 				t.Fatalf("%q: %s still sent:\n%s", tc.msg, tc.gone, b.Body)
@@ -165,6 +181,7 @@ func TestAdaptiveThinkingRefusedGoesEnabled(t *testing.T) {
 	req := Request{Body: adaptiveBody, Header: session("s1"), Backend: "glm"}
 	first := p.Plan(req)
 	replay := p.Replay(req, Refusal{Backend: "glm", Message: "thinking.type: Input tag 'adaptive' found using 'type' does not match any of the expected tags", Sent: first.Body})
+	p.Confirm(replay.Learned)
 	if !strings.Contains(string(replay.Body), `"thinking":{"type":"enabled","budget_tokens":31999}`) || replay.Learned.Facts != registry.NoAdaptiveThinking {
 		t.Fatalf("replay %+v:\n%s", replay.Learned, replay.Body)
 	}

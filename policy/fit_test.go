@@ -30,6 +30,7 @@ func TestThinkingBackIsLearnedFromTheRefusal(t *testing.T) {
 	}
 	const msg = "thinking is enabled but reasoning_content is missing in assistant tool call message at index 1"
 	replay := p.Replay(req, Refusal{Backend: "kimi", Message: msg, Sent: first.Body})
+	p.Confirm(replay.Learned)
 	if replay.Learned.Facts != registry.ThinkingBackOnToolCalls {
 		t.Fatalf("learned %+v", replay.Learned)
 	}
@@ -59,6 +60,7 @@ func TestEnabledThinkingRefusedGoesAdaptive(t *testing.T) {
 	req := Request{Body: loopBody("MiniMax-M3"), Header: session("s1"), Backend: "minimax"}
 	first := p.Plan(req)
 	replay := p.Replay(req, Refusal{Backend: "minimax", Message: `invalid params, invalid thinking.type: "enabled" (allowed: adaptive, disabled) (2013)`, Sent: first.Body})
+	p.Confirm(replay.Learned)
 	next := p.Plan(Request{Body: loopBody("MiniMax-M3", "m1"), Header: session("s1"), Backend: "minimax"})
 	for _, pl := range []Plan{replay, next} {
 		if b := string(pl.Body); !strings.Contains(b, `"output_config":{"effort":"low"},"thinking":{"type":"adaptive","display":"omitted"}`) ||

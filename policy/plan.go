@@ -160,8 +160,9 @@ type Plan struct {
 	// serves it (for a replay, with what its refusal said), for the
 	// transport further on to honor what the body cannot say.
 	Facts registry.Capability
-	// Learned is what the plan of a replay learned from the refusal of
-	// the backend's model, with only the facts that were new.
+	// Learned is what the plan of a replay read in the refusal of the
+	// backend's model: the replay goes with it, and Confirm records it
+	// once the replay succeeded.
 	Learned Learned
 	// Decisions holds one entry per thinking block, in request order.
 	Decisions []Decision
@@ -290,15 +291,19 @@ func (p *Policy) plan(req Request, r *replay) Plan {
 // applyCapabilities decides whether the request's model may take thinking,
 // what it goes without, and what shape it takes (a thinking type, thinking
 // on the messages that must hold it), from what was learned and declared
-// of it as the target serves it; a replay learns first what its refusal
-// says.
+// of it as the target serves it; a replay goes with what its refusal says
+// too.
 func (p *Policy) applyCapabilities(pl *Plan, parsed *thinking.Request, r *replay) {
 	backend := pl.Target
+	var learned registry.Capability
 	if r != nil && r.facts != 0 {
+		// The replay goes with what the refusal says; the registry learns
+		// it only once the replay succeeded (see Confirm).
 		backend = r.refusal.Backend
-		pl.Learned = p.learn(backend, pl.Model, r.facts, r.refusal.Message)
+		pl.Learned = Learned{Backend: backend, Model: BoundedID(pl.Model), Facts: r.facts, Why: r.refusal.Message}
+		learned = r.facts
 	}
-	facts := p.Registry.Capabilities(backend, BoundedID(pl.Model)).Override(p.Profiles.Facts(backend, pl.Model))
+	facts := p.Registry.Capabilities(backend, BoundedID(pl.Model)).With(learned).Override(p.Profiles.Facts(backend, pl.Model))
 	pl.Facts = facts
 	pl.ThinkingCapable = (p.Models.Capable(pl.Model) || facts&registry.Thinks != 0) && facts&registry.CannotThink == 0
 	parsed.Omit(omissions(facts))

@@ -1,12 +1,14 @@
 package policy
 
 import (
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
@@ -21,6 +23,9 @@ type Refusal struct {
 	Message string
 	// Sent is the body the upstream refused.
 	Sent []byte
+	// Header is the header of the request refused: servers quote some of
+	// it back (see evidence).
+	Header http.Header
 }
 
 // boundRefusal is the piece of the refusal of a block whose conversation
@@ -68,42 +73,61 @@ var (
 // a request for its thinking: an Anthropic invalid_request_error whose
 // message names one of the thinking rules, or any error whose message says
 // what the backend's model does not take (see capabilityRefusals), which
-// servers behind other gateways wrap in envelopes of their own. Any other
-// body reports false.
+// servers behind other gateways wrap in envelopes of their own; FastAPI
+// servers' validation errors ({"detail":[...]}, see
+// messagesapi.DetailMessage) are read as invalid_request_errors. Any other
+// body reports false. Whether a fact can be learned from the message is
+// for Replay to decide, which knows the request.
 func RefusalMessage(body []byte) (string, bool) {
-	var errObj []byte
+	var errObj, detail []byte
 	var buf [32]byte
 	it := jsonscan.Members(body, jsonscan.SkipSpace(body, 0))
 	for k, v, ok := it.Item(); ok; k, v, ok = it.Item() {
-		if string(jsonscan.Name(k, &buf)) == "error" {
-			errObj = v
-		}
-	}
-	if it.Err() != nil || errObj == nil {
-		return "", false
-	}
-	var typ, msg []byte
-	it = jsonscan.Members(errObj, 0)
-	for k, v, ok := it.Item(); ok; k, v, ok = it.Item() {
 		switch string(jsonscan.Name(k, &buf)) {
-		case "type":
-			typ = v
-		case "message":
-			msg = v
+		case "error":
+			errObj = v
+		case "detail":
+			detail = v
 		}
 	}
-	if it.Err() != nil || msg == nil {
+	if it.Err() != nil {
 		return "", false
 	}
-	text, ok := jsonstr.Append(nil, msg)
-	if !ok {
+	var text string
+	var request bool // an invalid_request_error
+	switch {
+	case errObj != nil:
+		var typ, msg []byte
+		it = jsonscan.Members(errObj, 0)
+		for k, v, ok := it.Item(); ok; k, v, ok = it.Item() {
+			switch string(jsonscan.Name(k, &buf)) {
+			case "type":
+				typ = v
+			case "message":
+				msg = v
+			}
+		}
+		if it.Err() != nil || msg == nil {
+			return "", false
+		}
+		decoded, ok := jsonstr.Append(nil, msg)
+		if !ok {
+			return "", false
+		}
+		text, request = string(decoded), string(jsonscan.Name(typ, &buf)) == "invalid_request_error"
+	case detail != nil:
+		text, request = messagesapi.DetailMessage(jsonscan.Value(detail)), true
+	default:
 		return "", false
 	}
-	if string(jsonscan.Name(typ, &buf)) == "invalid_request_error" && thinkingRule(string(text)) {
-		return string(text), true
+	if text == "" {
+		return "", false
 	}
-	if refusalFacts(string(text)) != 0 {
-		return string(text), true
+	if request && thinkingRule(text) {
+		return text, true
+	}
+	if refusalFacts(newEvidence(text, nil, nil)) != 0 {
+		return text, true
 	}
 	return "", false
 }
@@ -131,7 +155,7 @@ func thinkingRule(msg string) bool {
 // thinking.
 func (p *Policy) Replay(req Request, refusal Refusal) Plan {
 	p.Registry.CountRetry()
-	r := replay{refusal: &refusal, facts: refusalFacts(refusal.Message)}
+	r := replay{refusal: &refusal, facts: refusalFacts(newEvidence(refusal.Message, refusal.Sent, refusal.Header))}
 	if r.facts == 0 {
 		p.rememberRefusal(refusal)
 	}

@@ -37,7 +37,18 @@ func TestRefusalMessage(t *testing.T) {
 			t.Errorf("not a refusal: %q", msg)
 		}
 	}
+	// FastAPI servers refuse with a 422 and a list of what is wrong.
+	for body, want := range map[string]string{
+		`{"detail":[{"type":"literal_error","loc":["body","thinking","type"],"msg":"Input should be 'enabled' or 'disabled'","input":"adaptive"}]}`: "thinking.type: Input should be 'enabled' or 'disabled'",
+		`{"detail":[{"loc":["body","messages",1,"content",0,"thinking","signature"],"msg":"Field required"}]}`:                                      "messages.1.content.0.thinking.signature: Field required",
+	} {
+		if got, ok := RefusalMessage([]byte(body)); !ok || got != want {
+			t.Errorf("%s: %q %v, want %q", body, got, ok, want)
+		}
+	}
 	others := [][]byte{
+		[]byte(`{"detail":[{"loc":["body","max_tokens"],"msg":"Input should be less than 64000"}]}`),
+		[]byte(`{"detail":"Not Found"}`),
 		envelope("invalid_request_error", "max_tokens: must be at most 64000"),
 		envelope("overloaded_error", "Invalid `signature` in `thinking` block"),
 		[]byte(`{"type":"error","error":{"type":"invalid_request_error"`),

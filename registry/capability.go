@@ -96,11 +96,11 @@ func (c Capability) Names() []string {
 // String returns the names of the facts in c, joined by "+".
 func (c Capability) String() string { return strings.Join(c.Names(), "+") }
 
-// with returns c with the facts of add, a fact replacing its opposite:
+// With returns c with the facts of add, a fact replacing its opposite:
 // a model that answers with thinking can think, and one that refuses it
 // cannot; a model that refuses one thinking type takes the other. A model
 // that has refused both types cannot think: it is not sent either again.
-func (c Capability) with(add Capability) Capability {
+func (c Capability) With(add Capability) Capability {
 	if both := NoAdaptiveThinking | NoEnabledThinking; add&both != 0 && (c|add)&both == both {
 		return (c &^ (both | Thinks)) | (add &^ both) | CannotThink
 	}
@@ -163,7 +163,7 @@ func (r *Registry) Learn(backend, model string, facts Capability) (added Capabil
 	if !ok {
 		l = &learned{}
 	}
-	next := l.facts.with(facts)
+	next := l.facts.With(facts)
 	if ok && next == l.facts {
 		return 0
 	}
