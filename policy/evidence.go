@@ -78,6 +78,10 @@ func newEvidence(msg string, body []byte, header http.Header) evidence {
 	}
 	for _, vs := range header {
 		for _, v := range vs {
+			// Lists (anthropic-beta) are quoted item by item.
+			for item := range strings.SplitSeq(v, ",") {
+				see([]byte(strings.TrimSpace(item)))
+			}
 			see([]byte(v))
 		}
 	}

@@ -240,6 +240,9 @@ func (u *Upstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (u *Upstream) messages(a answer, body []byte) {
 	req, msg := u.check(body)
+	if u.flavor == Strict && msg == "" {
+		msg = betaRule(a.r.Header)
+	}
 	if msg != "" {
 		a.fail(http.StatusBadRequest, "invalid_request_error", msg)
 		return

@@ -32,6 +32,7 @@ func (u *Upstream) violation(req *request) string {
 	keys, unbound := u.signer, u.unbound
 	u.mu.Unlock()
 	for _, rule := range []func(*request) string{
+		schemaRule,
 		nonEmptyRule,
 		func(req *request) string { return keys.blockRule(req, !unbound) },
 		thinkingConfigRule,
