@@ -55,6 +55,9 @@ type Upstream struct {
 	// (see WantThinkingBack and RefuseThinkingType).
 	thinkingBack ThinkingBackRule
 	typeRefusals map[string]TypeRefusal
+	// serverRefusals are the refusals it answers in a server's own
+	// envelope (see RefuseAsServer).
+	serverRefusals map[string]ServerRefusal
 }
 
 // Received is one request as an Upstream saw it, with the answer it gave.
@@ -245,6 +248,9 @@ func (u *Upstream) messages(a answer, body []byte) {
 	}
 	if msg != "" {
 		a.fail(http.StatusBadRequest, "invalid_request_error", msg)
+		return
+	}
+	if u.serverRefusal(a, req) {
 		return
 	}
 	u.mu.Lock()
