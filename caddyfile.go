@@ -37,6 +37,7 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    backend_profile   <backend> [<model glob>...] {
 //	        thinking_back tool_calls|all
 //	        thinking_type adaptive|enabled
+//	        facts         <fact>...
 //	    }
 //	    registry          <name>
 //	    max_blocks        <n>
