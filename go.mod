@@ -1,6 +1,6 @@
 module github.com/caddy-llm-thinking/caddy-llm-thinking
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/caddyserver/caddy/v2 v2.11.9

@@ -1,6 +1,6 @@
 module github.com/caddy-llm-thinking/caddy-llm-thinking/tools
 
-go 1.26.8
+go 1.26.0
 
 tool github.com/caddyserver/xcaddy/cmd/xcaddy
 
