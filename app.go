@@ -35,10 +35,8 @@ type App struct {
 	// waits for room when there is none (see the handler's memory_wait);
 	// large requests may fill seven eighths of it, the rest is kept for
 	// small ones, and a body larger than half of that (112 MiB of 256 MiB)
-	// is refused with 413. Unset, it is the largest memory_budget a
-	// handler of the running config sets, or
-	// else 256 MiB, or half of GOMEMLIMIT when that is lower (Caddy sets
-	// GOMEMLIMIT from a container's memory limit).
+	// is refused with 413. Unset, 256 MiB, or half of GOMEMLIMIT when that
+	// is lower (Caddy sets GOMEMLIMIT from a container's memory limit).
 	MemoryBudget int64 `json:"memory_budget,omitempty"`
 
 	// MemoryReclaim, on by default, makes the budget ask Go for a garbage
@@ -66,7 +64,7 @@ func (a *App) Provision(caddy.Context) error {
 	if err := a.Validate(); err != nil {
 		return err
 	}
-	a.memory = budget.Process.Join(a, budget.Vote{Size: a.MemoryBudget, Global: true, Reclaim: a.MemoryReclaim})
+	a.memory = budget.Process.Configure(a, budget.Settings{Size: a.MemoryBudget, Reclaim: a.MemoryReclaim})
 	return nil
 }
 

@@ -47,7 +47,6 @@ func parseCaddyfile(h httpcaddyfile.Helper) (caddyhttp.MiddlewareHandler, error)
 //	    retry_on_reject   on|off
 //	    persist           on|off
 //	    persist_interval  <duration>
-//	    memory_budget     <size>   # kept for compatibility: see the global option
 //	    memory_wait       <duration>
 //	}
 //
@@ -182,18 +181,17 @@ func (h *Handler) setSubdirective(d *caddyfile.Dispenser, sub, val string) error
 		} else {
 			h.RetryOnReject = &on
 		}
-	case "max_body_size", "max_response_size", "memory_budget":
+	case "memory_budget":
+		return d.Errf("memory_budget is a global option, for the whole process: { llm_thinking { memory_budget %s } }", val)
+	case "max_body_size", "max_response_size":
 		size, err := option.Size(sub, val)
 		if err != nil {
 			return d.Err(err.Error())
 		}
-		switch sub {
-		case "max_body_size":
+		if sub == "max_body_size" {
 			h.MaxBodySize = size
-		case "max_response_size":
+		} else {
 			h.MaxResponseSize = size
-		default:
-			h.MemoryBudget = size
 		}
 	default:
 		return d.Errf("unrecognized llm_thinking subdirective %q", sub)

@@ -168,8 +168,6 @@ func TestValidateAgreesWithTheCaddyfile(t *testing.T) {
 		{`{"backend":"a","persist_interval":-1000000000}`, "backend a\n\t\tpersist_interval -1s"},
 		{`{"backend":"a","orphan_ttl":-60000000000}`, "backend a\n\t\torphan_ttl -1m"},
 		{`{"backend":"a","memory_wait":-1000000000}`, "backend a\n\t\tmemory_wait -1s"},
-		{`{"backend":"a","memory_budget":524288}`, "backend a\n\t\tmemory_budget 512KiB"},
-		{`{"backend":"a","memory_budget":1048576}`, "backend a\n\t\tmemory_budget 1MiB"},
 	}
 	for _, tt := range tests {
 		var fromJSON Handler

@@ -151,12 +151,6 @@ type Handler struct {
 	// it. Default (or 0) 1s.
 	PersistInterval caddy.Duration `json:"persist_interval,omitempty"`
 
-	// MemoryBudget is kept for configs written before the global option
-	// (see App): the process's memory budget, in bytes. The global
-	// option's wins; without it, the largest memory_budget a handler of
-	// the running config sets.
-	MemoryBudget int64 `json:"memory_budget,omitempty"`
-
 	// MemoryWait bounds, in all, how long a request of this handler waits
 	// for room in the memory budget; past it the client gets a 529
 	// overloaded_error with Retry-After, which Claude Code and the SDKs
@@ -199,7 +193,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if err := h.Validate(); err != nil {
 		return err
 	}
-	h.budget = budget.Process.Join(h, budget.Vote{Size: h.MemoryBudget})
+	h.budget = budget.Process.Join(h)
 	if err := registerMetrics(ctx); err != nil {
 		return err
 	}
@@ -257,10 +251,6 @@ func (h *Handler) Validate() error {
 		return fmt.Errorf("llm_thinking: max_response_size must not be negative, got %d", h.MaxResponseSize)
 	case h.PersistInterval < 0:
 		return fmt.Errorf("llm_thinking: persist_interval must not be negative, got %s", time.Duration(h.PersistInterval))
-	case h.MemoryBudget < 0:
-		return fmt.Errorf("llm_thinking: memory_budget must not be negative, got %d", h.MemoryBudget)
-	case h.MemoryBudget > 0 && h.MemoryBudget < budget.MinLimit:
-		return fmt.Errorf("llm_thinking: memory_budget must be at least %d bytes (1MiB), got %d", budget.MinLimit, h.MemoryBudget)
 	case h.MemoryWait < 0:
 		return fmt.Errorf("llm_thinking: memory_wait must not be negative, got %s", time.Duration(h.MemoryWait))
 	}

@@ -173,8 +173,6 @@ func TestValidate(t *testing.T) {
 		{"negative max_body_size", Handler{Backend: "a", Mode: policy.ModeStrip, MaxBodySize: -1}, "max_body_size"},
 		{"negative max_response_size", Handler{Backend: "a", MaxResponseSize: -1}, "max_response_size"},
 		{"negative persist_interval", Handler{PersistInterval: -1}, "persist_interval"},
-		{"negative memory_budget", Handler{MemoryBudget: -1}, "memory_budget must not be negative"},
-		{"memory_budget below 1MiB", Handler{MemoryBudget: 1 << 19}, "memory_budget must be at least"},
 		{"negative memory_wait", Handler{MemoryWait: -1}, "memory_wait"},
 	}
 	for _, tt := range tests {

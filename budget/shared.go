@@ -11,35 +11,40 @@ import "sync"
 // requests of the old config still hold counts against the new one's room.
 var Process = NewShared()
 
-// Shared is a budget and the modules that use it, with what each says of
-// its size: the global option's memory_budget (the llm_thinking app's)
-// wins; without it, the largest handler memory_budget, kept for configs
-// written before the option; without any, Default.
+// Shared is a budget and the modules that use it: the llm_thinking
+// handlers and the transports use it, the global option (the llm_thinking
+// app) sets it up (see Settings); without the option it is Default, and
+// reclaims memory.
 type Shared struct {
 	mu     sync.Mutex
 	budget *Budget
-	users  map[any]Vote // the modules provisioned and not cleaned up
+	users  map[any]*Settings // the modules provisioned and not cleaned up; the global option's settings
 }
 
 // NewShared returns a shared budget nobody uses yet.
-func NewShared() *Shared { return &Shared{users: make(map[any]Vote)} }
+func NewShared() *Shared { return &Shared{users: make(map[any]*Settings)} }
 
-// Vote is what one user says of the budget: its size (0 for nothing), and,
-// for the global option, whether it reclaims memory (nil for the default).
-type Vote struct {
+// Settings are the global option's: the budget's size (0 for the
+// default) and whether it reclaims memory (nil for the default, on).
+type Settings struct {
 	Size    int64
-	Global  bool // the global option's
 	Reclaim *bool
 }
 
-// Join records user and its say, and returns the budget.
-func (m *Shared) Join(user any, v Vote) *Budget {
+// Join records user, and returns the budget.
+func (m *Shared) Join(user any) *Budget { return m.join(user, nil) }
+
+// Configure records user as the global option with its settings, and
+// returns the budget.
+func (m *Shared) Configure(user any, s Settings) *Budget { return m.join(user, &s) }
+
+func (m *Shared) join(user any, s *Settings) *Budget {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.budget == nil {
 		m.budget = New(Default())
 	}
-	m.users[user] = v
+	m.users[user] = s
 	m.apply()
 	return m.budget
 }
@@ -60,27 +65,25 @@ func (m *Shared) Leave(user any) {
 	m.apply()
 }
 
-// apply sets the budget's limit and reclaiming from the votes.
+// apply sets the budget's limit and reclaiming from the global option's
+// settings. Two configs live at once during a reload: the larger size
+// holds until the old one leaves.
 func (m *Shared) apply() {
-	var handlers, global int64
+	var size int64
 	reclaim := true
-	for _, v := range m.users {
-		if v.Global {
-			global = max(global, v.Size)
-		} else {
-			handlers = max(handlers, v.Size)
+	for _, s := range m.users {
+		if s == nil {
+			continue
 		}
-		if v.Reclaim != nil && !*v.Reclaim {
+		size = max(size, s.Size)
+		if s.Reclaim != nil && !*s.Reclaim {
 			reclaim = false
 		}
 	}
 	m.budget.SetReclaim(reclaim)
-	switch {
-	case global > 0:
-		m.budget.SetLimit(global)
-	case handlers > 0:
-		m.budget.SetLimit(handlers)
-	default:
+	if size > 0 {
+		m.budget.SetLimit(size)
+	} else {
 		m.budget.SetLimit(Default())
 	}
 }

@@ -2,41 +2,41 @@ package budget
 
 import "testing"
 
-// TestTheGlobalOptionWinsThenTheLargestHandlerVote: the app's
-// memory_budget sets the process's budget; without it, the largest a
-// handler sets; without any, the default. The last user to leave closes
-// the budget.
-func TestTheGlobalOptionWinsThenTheLargestHandlerVote(t *testing.T) {
+// TestTheGlobalOptionSetsTheSize: the app's memory_budget sets the
+// process's budget; handlers and transports say nothing of it; without
+// the option, the default. The last user to leave closes the budget.
+func TestTheGlobalOptionSetsTheSize(t *testing.T) {
 	m := NewShared()
-	a, b, c, app := new(int), new(int), new(int), new(int)
+	h, tr, app := new(int), new(int), new(int)
 	limit := func() int64 { return m.Stats().Budget }
-	m.Join(a, Vote{Size: 64 << 20})
-	m.Join(b, Vote{Size: 128 << 20})
-	m.Join(c, Vote{Size: 0})
-	if limit() != 128<<20 {
-		t.Fatalf("budget %d, want the largest set, 128 MiB", limit())
+	m.Join(h)
+	m.Join(tr)
+	if limit() != Default() {
+		t.Fatalf("budget %d, want the default %d", limit(), Default())
 	}
-	m.Join(app, Vote{Size: 32 << 20, Global: true})
+	m.Configure(app, Settings{Size: 32 << 20})
 	if limit() != 32<<20 {
 		t.Fatalf("budget %d, want the global option's 32 MiB", limit())
 	}
+	// A reload: the new config's option joins before the old one leaves.
+	next := new(int)
+	m.Configure(next, Settings{Size: 64 << 20})
 	m.Leave(app)
-	m.Leave(b)
-	m.Leave(c)
 	if limit() != 64<<20 {
-		t.Fatalf("budget %d once the largest went, want 64 MiB", limit())
+		t.Fatalf("budget %d after a reload, want 64 MiB", limit())
+	}
+	m.Leave(next)
+	if limit() != Default() {
+		t.Fatalf("budget %d once the option went, want the default", limit())
 	}
 	kept := m.budget
-	m.Leave(a)
+	m.Leave(h)
+	m.Leave(tr)
 	if m.budget != nil || limit() != Default() {
 		t.Fatal("the budget outlived its last user")
 	}
-	if kept.Stats().Budget != 64<<20 {
+	if kept.Stats().Budget != Default() {
 		t.Fatalf("a budget closed changed its limit: %d", kept.Stats().Budget)
-	}
-	m.Join(a, Vote{Size: 0})
-	if limit() != Default() {
-		t.Fatalf("budget %d with none set, want the default %d", limit(), Default())
 	}
 }
 
@@ -46,12 +46,12 @@ func TestTheGlobalOptionTurnsReclaimingOff(t *testing.T) {
 	m := NewShared()
 	off := false
 	h, app := new(int), new(int)
-	m.Join(h, Vote{})
+	m.Join(h)
 	reclaims := func() bool { return m.Stats().Reclaim }
 	if !reclaims() {
 		t.Fatal("reclaiming is off by default")
 	}
-	m.Join(app, Vote{Global: true, Reclaim: &off})
+	m.Configure(app, Settings{Reclaim: &off})
 	if reclaims() {
 		t.Fatal("the global option did not turn reclaiming off")
 	}

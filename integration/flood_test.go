@@ -47,8 +47,8 @@ func slowGateway(t *testing.T, budget int64, wait time.Duration) (*gateway, *llm
 	t.Cleanup(slow.Close)
 	g := newGateway(t, nil, "", func(g *gateway) {
 		g.Proxy = slow.HostPort()
-		g.Handler = fmt.Sprintf("backend slow\nregistry %s\npersist off\nmemory_budget %d\nmemory_wait %s",
-			registryName(t), budget, wait)
+		g.Handler = fmt.Sprintf("backend slow\nregistry %s\npersist off\nmemory_wait %s", registryName(t), wait)
+		g.Global = fmt.Sprintf("llm_thinking {\n\t\tmemory_budget %d\n\t}", budget)
 	})
 	return g, slow
 }

@@ -52,7 +52,8 @@ func TestLongSoak(t *testing.T) {
 	t.Cleanup(slow.Close)
 	g := newGateway(t, flavors, "", byHeader, func(g *gateway) {
 		g.Upstreams["slow"] = slow.HostPort()
-		g.Handler += fmt.Sprintf("\nmemory_budget %d\nmemory_wait 2s", floodBudget*2)
+		g.Handler += "\nmemory_wait 2s"
+		g.Global = fmt.Sprintf("llm_thinking {\n\t\tmemory_budget %d\n\t}", floodBudget*2)
 	})
 	runtime.GC()
 	baseGoroutines := runtime.NumGoroutine()

@@ -37,7 +37,7 @@ type memory struct {
 // join makes the transport a user of the process's budget, with no say in
 // its size.
 func (m *memory) join(user any, logger *zap.Logger) {
-	m.budget, m.logger = budget.Process.Join(user, budget.Vote{}), logger
+	m.budget, m.logger = budget.Process.Join(user), logger
 	if m.wait == 0 {
 		m.wait = memoryWait
 	}

@@ -113,7 +113,7 @@ func TestTheTransportAloneCountsWhatItHolds(t *testing.T) {
 func squeezeProcess(t *testing.T) func() {
 	t.Helper()
 	app := new(int)
-	b := budget.Process.Join(app, budget.Vote{Size: budget.MinLimit, Global: true})
+	b := budget.Process.Configure(app, budget.Settings{Size: budget.MinLimit})
 	hog := b.Ticket(context.Background(), 0)
 	hog.Finishing() // which may fill the whole budget
 	buf, err := hog.Buffer(budget.MinLimit-4<<10, budget.MinLimit-4<<10, false)
