@@ -161,6 +161,31 @@ func TestObserverPassesThroughAndFlushes(t *testing.T) {
 	}
 }
 
+// TestObserverSeesWhatIsCopiedIn: a handler further on that copies its
+// answer with io.Copy reaches the observer's ReadFrom, which must not hand
+// the bytes to the client's writer unobserved.
+func TestObserverSeesWhatIsCopiedIn(t *testing.T) {
+	h := newTestHandler(t, "anthropic")
+	under := httptest.NewRecorder()
+	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		w.Header().Set("Content-Type", "text/event-stream")
+		if _, ok := w.(io.ReaderFrom); !ok {
+			return fmt.Errorf("the observer is no io.ReaderFrom")
+		}
+		_, err := io.Copy(w, struct{ io.Reader }{strings.NewReader(sseReply)})
+		return err
+	})
+	if err := h.ServeHTTP(under, request(`{"messages":[],"stream":true}`), next); err != nil {
+		t.Fatal(err)
+	}
+	if under.Body.String() != sseReply {
+		t.Fatalf("the client got %q", under.Body.String())
+	}
+	if originOf(h, "plan <b>", "c2ln") == "" {
+		t.Fatal("a block copied in with io.Copy was not registered")
+	}
+}
+
 func TestValidate(t *testing.T) {
 	tests := []struct {
 		name string

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
@@ -30,7 +31,7 @@ import (
 // instead, so that the handler can look at it: a refusal for thinking is
 // replayed, anything else is released to the client as it came.
 type observer struct {
-	http.ResponseWriter
+	caddyhttp.ResponseWriterWrapper
 	h            *Handler
 	repl         *caddy.Replacer
 	backend      string // "" until the response names the upstream
@@ -77,7 +78,7 @@ func refusalStatus(status int) bool {
 const maxHeld = 64 << 10
 
 func (h *Handler) newObserver(w http.ResponseWriter, t *budget.Ticket, repl *caddy.Replacer, backend string, plan policy.Plan, blocks, hold bool) *observer {
-	return &observer{ResponseWriter: w, h: h, ticket: t, repl: repl, backend: backend, conversation: plan.Conversation, thread: plan.Thread,
+	return &observer{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, ticket: t, repl: repl, backend: backend, conversation: plan.Conversation, thread: plan.Thread,
 		requested: plan.Model, blocks: blocks, hold: hold, remaining: -1}
 }
 
@@ -401,12 +402,19 @@ func (o *observer) FlushError() error {
 // Flush serves callers that still use http.Flusher.
 func (o *observer) Flush() { _ = o.FlushError() }
 
-// Unwrap gives http.ResponseController the underlying writer, for
-// deadlines, hijacking and full-duplex.
-func (o *observer) Unwrap() http.ResponseWriter { return o.ResponseWriter }
+// ReadFrom copies r through Write: the wrapper's own ReadFrom would hand
+// r to the underlying writer, and the bytes would pass unobserved.
+func (o *observer) ReadFrom(r io.Reader) (int64, error) {
+	return io.Copy(writerOnly{o}, r)
+}
+
+// writerOnly hides every method of a writer but Write, so that io.Copy
+// does not find ReadFrom again.
+type writerOnly struct{ io.Writer }
 
 // Interface guards
 var (
 	_ http.ResponseWriter = (*observer)(nil)
 	_ http.Flusher        = (*observer)(nil)
+	_ io.ReaderFrom       = (*observer)(nil)
 )
