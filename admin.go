@@ -9,6 +9,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 )
 
@@ -38,16 +39,9 @@ func (AdminAPI) Provision(ctx caddy.Context) error { return registerMetrics(ctx)
 // Routes returns the admin routes.
 func (a AdminAPI) Routes() []caddy.AdminRoute {
 	return []caddy.AdminRoute{
-		{Pattern: "/llm_thinking/stats", Handler: caddy.AdminHandlerFunc(a.serveStats)},
-		{Pattern: "/llm_thinking/forget", Handler: caddy.AdminHandlerFunc(a.serveForget)},
+		{Pattern: adminapi.StatsPath, Handler: caddy.AdminHandlerFunc(a.serveStats)},
+		{Pattern: adminapi.ForgetPath, Handler: caddy.AdminHandlerFunc(a.serveForget)},
 	}
-}
-
-// StatsResponse is the body of GET /llm_thinking/stats.
-type StatsResponse struct {
-	Registries map[string]RegistryStats `json:"registries"`
-	// Memory is what the memory budget of the process holds and counted.
-	Memory budget.Stats `json:"memory"`
 }
 
 func (AdminAPI) serveStats(w http.ResponseWriter, r *http.Request) error {
@@ -55,29 +49,14 @@ func (AdminAPI) serveStats(w http.ResponseWriter, r *http.Request) error {
 		return caddy.APIError{HTTPStatus: http.StatusMethodNotAllowed, Err: fmt.Errorf("method %s not allowed, use GET", r.Method)}
 	}
 	w.Header().Set("Content-Type", "application/json")
-	return json.NewEncoder(w).Encode(StatsResponse{Registries: registryStats(), Memory: budget.Process.Stats()})
-}
-
-// ForgetRequest is the body of POST /llm_thinking/forget: what was learned
-// of Model (every model when "") as Backend serves it is forgotten, in
-// Registry (every registry when "").
-type ForgetRequest struct {
-	Registry string `json:"registry,omitempty"`
-	Backend  string `json:"backend"`
-	Model    string `json:"model,omitempty"`
-}
-
-// ForgetResponse is the answer to POST /llm_thinking/forget: how many
-// models each registry forgot.
-type ForgetResponse struct {
-	Forgotten map[string]int `json:"forgotten"`
+	return json.NewEncoder(w).Encode(adminapi.Stats{Registries: registryStats(), Memory: budget.Process.Stats()})
 }
 
 func (AdminAPI) serveForget(w http.ResponseWriter, r *http.Request) error {
 	if r.Method != http.MethodPost {
 		return caddy.APIError{HTTPStatus: http.StatusMethodNotAllowed, Err: fmt.Errorf("method %s not allowed, use POST", r.Method)}
 	}
-	var req ForgetRequest
+	var req adminapi.Forget
 	dec := json.NewDecoder(io.LimitReader(r.Body, 64<<10))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
@@ -86,7 +65,7 @@ func (AdminAPI) serveForget(w http.ResponseWriter, r *http.Request) error {
 	if req.Backend == "" {
 		return caddy.APIError{HTTPStatus: http.StatusBadRequest, Err: errors.New("no backend to forget")}
 	}
-	resp := ForgetResponse{Forgotten: make(map[string]int)}
+	resp := adminapi.Forgotten{Forgotten: make(map[string]int)}
 	registries.Range(func(k, v any) bool {
 		if name := k.(string); req.Registry == "" || req.Registry == name {
 			resp.Forgotten[name] = v.(*pooledRegistry).reg.Forget(req.Backend, req.Model)

@@ -8,6 +8,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"go.uber.org/zap"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/persist"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
@@ -119,22 +120,12 @@ func releaseRegistry(name string) error {
 	return err
 }
 
-// RegistryStats is what the admin endpoint reports of one registry.
-type RegistryStats struct {
-	registry.Stats
-	// Persist counts the registry's storage work; absent when it does not
-	// persist.
-	Persist *persist.Stats `json:"persist,omitempty"`
-	// Capabilities is what was learned of each model of each backend.
-	Capabilities []registry.LearnedCapability `json:"capabilities,omitempty"`
-}
-
 // registryStats returns the statistics of every live registry by name.
-func registryStats() map[string]RegistryStats {
-	stats := make(map[string]RegistryStats)
+func registryStats() map[string]adminapi.RegistryStats {
+	stats := make(map[string]adminapi.RegistryStats)
 	registries.Range(func(k, v any) bool {
 		p := v.(*pooledRegistry)
-		s := RegistryStats{Stats: p.reg.Stats(), Capabilities: p.reg.LearnedCapabilities()}
+		s := adminapi.RegistryStats{Stats: p.reg.Stats(), Capabilities: p.reg.LearnedCapabilities()}
 		p.mu.Lock()
 		if p.store != nil {
 			ps := p.store.Stats()

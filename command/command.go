@@ -7,6 +7,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 	"github.com/spf13/cobra"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
 )
 
 // Usage lines of the subcommands, after "caddy llm-thinking".
@@ -15,6 +17,12 @@ const (
 	switchUsage = "switch [--route <id|path>] [--address <interface>] <backend> [<upstream>...]"
 	forgetUsage = "forget [--registry <name>] [--address <interface>] <backend> [<model>]"
 )
+
+// A Caddy built with the module has the command: the plugin's package
+// imports this one for it (see plugin.go).
+func init() {
+	caddycmd.RegisterCommand(New())
+}
 
 // New returns the llm-thinking command, for caddycmd.RegisterCommand.
 func New() caddycmd.Command {
@@ -130,7 +138,7 @@ func runSwitch(out io.Writer, a admin, fl caddycmd.Flags) error {
 // runForget is `forget`.
 func runForget(out io.Writer, a admin, fl caddycmd.Flags) error {
 	args := fl.Args()
-	req := forgetRequest{Registry: fl.String("registry"), Backend: args[0]}
+	req := adminapi.Forget{Registry: fl.String("registry"), Backend: args[0]}
 	if len(args) > 1 {
 		req.Model = args[1]
 	}

@@ -6,36 +6,25 @@ import (
 	"io"
 	"maps"
 	"slices"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
 )
-
-// forgetPath is the admin endpoint that forgets what was learned of a
-// backend's models.
-const forgetPath = "/llm_thinking/forget"
-
-// forgetRequest is the body of POST /llm_thinking/forget.
-type forgetRequest struct {
-	Registry string `json:"registry,omitempty"`
-	Backend  string `json:"backend"`
-	Model    string `json:"model,omitempty"`
-}
 
 // forget has the running Caddy forget what its registries learned of
 // model (every model when "") as backend serves it, and says how much it
 // forgot.
-func forget(out io.Writer, a admin, req forgetRequest) error {
+func forget(out io.Writer, a admin, req adminapi.Forget) error {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return err
 	}
-	answer, err := a.post(forgetPath, body)
+	answer, err := a.post(adminapi.ForgetPath, body)
 	if err != nil {
 		return err
 	}
-	var resp struct {
-		Forgotten map[string]int `json:"forgotten"`
-	}
+	var resp adminapi.Forgotten
 	if err := json.Unmarshal(answer, &resp); err != nil {
-		return fmt.Errorf("decoding the answer of %s: %w", forgetPath, err)
+		return fmt.Errorf("decoding the answer of %s: %w", adminapi.ForgetPath, err)
 	}
 	what := "every model of " + req.Backend
 	if req.Model != "" {

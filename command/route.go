@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/transport"
 )
 
 // handlerName is the name of the module's handler in JSON configs.
@@ -259,14 +261,14 @@ func dials(p proxy) []string {
 
 // transportOf returns a reverse_proxy handler's transport protocol ("http"
 // when it names none) and its model map, in order.
-func transportOf(p proxy) (string, []modelMap) {
+func transportOf(p proxy) (string, transport.Models) {
 	t, _ := p.handler["transport"].(map[string]any)
 	protocol := cmp.Or(str(t, "protocol"), "http")
 	list, _ := t["models"].([]any)
-	var models []modelMap
+	var models transport.Models
 	for _, m := range list {
 		if obj, ok := m.(map[string]any); ok {
-			models = append(models, modelMap{Match: str(obj, "match"), Model: str(obj, "model")})
+			models = append(models, transport.ModelMap{Match: str(obj, "match"), Model: str(obj, "model")})
 		}
 	}
 	return protocol, models

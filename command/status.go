@@ -13,13 +13,13 @@ import (
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/persist"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/transport"
 )
-
-// statsPath is the admin endpoint of the module's registry statistics.
-const statsPath = "/llm_thinking/stats"
 
 // The mode and the registry of a handler that names none, as the module's
 // Provision sets them.
@@ -38,18 +38,6 @@ type statusReport struct {
 	// Memory is its "memory" member, the memory budget of the process;
 	// absent from a Caddy built before the budget.
 	Memory json.RawMessage `json:"memory,omitempty"`
-}
-
-// memoryStats is the memory budget of GET /llm_thinking/stats, in bytes
-// and counts (see the module's MemoryStats).
-type memoryStats struct {
-	Budget     uint64 `json:"budget"`
-	Held       uint64 `json:"held"`
-	InUse      uint64 `json:"in_use"`
-	Peak       uint64 `json:"peak"`
-	Waits      uint64 `json:"waits"`
-	Overloaded uint64 `json:"overloaded"`
-	Unobserved uint64 `json:"unobserved"`
 }
 
 // handlerStatus is one llm_thinking handler and its route.
@@ -90,22 +78,7 @@ type proxyStatus struct {
 	Protocol string `json:"protocol"`
 	// Models is the transport's model map, in order; absent when it has
 	// none.
-	Models []modelMap `json:"models,omitempty"`
-}
-
-// modelMap is one mapping of a transport's model map.
-type modelMap struct {
-	Match string `json:"match"`
-	Model string `json:"model"`
-}
-
-// registryStats is one registry of GET /llm_thinking/stats: the module's
-// own types, decoded from the admin API's JSON (unknown fields, from a
-// Caddy built at another version, are passed over).
-type registryStats struct {
-	registry.Stats
-	Persist      *persist.Stats               `json:"persist"`
-	Capabilities []registry.LearnedCapability `json:"capabilities"`
+	Models transport.Models `json:"models,omitempty"`
 }
 
 // status prints every llm_thinking handler of the running config and the
@@ -115,7 +88,7 @@ func status(out io.Writer, a admin, asJSON bool) error {
 	if err != nil {
 		return err
 	}
-	body, _, err := a.get(statsPath)
+	body, _, err := a.get(adminapi.StatsPath)
 	if err != nil {
 		return err
 	}
@@ -124,7 +97,7 @@ func status(out io.Writer, a admin, asJSON bool) error {
 		Memory     json.RawMessage `json:"memory"`
 	}
 	if err := json.Unmarshal(body, &stats); err != nil {
-		return fmt.Errorf("decoding %s: %w", statsPath, err)
+		return fmt.Errorf("decoding %s: %w", adminapi.StatsPath, err)
 	}
 	report := statusReport{Handlers: []handlerStatus{}, Registries: stats.Registries, Memory: stats.Memory}
 	for _, r := range routes(config, configRoot, false) {
@@ -138,15 +111,15 @@ func status(out io.Writer, a admin, asJSON bool) error {
 		_, err = fmt.Fprintf(out, "%s\n", b)
 		return err
 	}
-	var registries map[string]registryStats
+	var registries map[string]adminapi.RegistryStats
 	if err := json.Unmarshal(stats.Registries, &registries); err != nil {
-		return fmt.Errorf("decoding %s: %w", statsPath, err)
+		return fmt.Errorf("decoding %s: %w", adminapi.StatsPath, err)
 	}
-	var memory *memoryStats
+	var memory *budget.Stats
 	if stats.Memory != nil {
-		memory = new(memoryStats)
+		memory = new(budget.Stats)
 		if err := json.Unmarshal(stats.Memory, memory); err != nil {
-			return fmt.Errorf("decoding %s: %w", statsPath, err)
+			return fmt.Errorf("decoding %s: %w", adminapi.StatsPath, err)
 		}
 	}
 	return printStatus(out, report.Handlers, registries, memory)
@@ -176,7 +149,7 @@ func statusOf(r *route) handlerStatus {
 
 // printStatus prints the handlers, the registries and the memory budget
 // (when the admin API reports it) as three tables.
-func printStatus(out io.Writer, handlers []handlerStatus, registries map[string]registryStats, memory *memoryStats) error {
+func printStatus(out io.Writer, handlers []handlerStatus, registries map[string]adminapi.RegistryStats, memory *budget.Stats) error {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	if len(handlers) == 0 {
 		fmt.Fprintln(tw, "no llm_thinking handler in the config")
@@ -200,15 +173,16 @@ func printStatus(out io.Writer, handlers []handlerStatus, registries map[string]
 	if memory != nil {
 		fmt.Fprintln(tw)
 		fmt.Fprintln(tw, "MEMORY BUDGET\tHELD\tIN USE\tPEAK\tWAITS\tOVERLOADED (529)\tANSWERS UNREAD")
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\n", humanize.IBytes(memory.Budget), humanize.IBytes(memory.Held),
-			humanize.IBytes(memory.InUse), humanize.IBytes(memory.Peak), memory.Waits, memory.Overloaded, memory.Unobserved)
+		size := func(n int64) string { return humanize.IBytes(uint64(max(n, 0))) }
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\n", size(memory.Budget), size(memory.Held),
+			size(memory.InUse), size(memory.Peak), memory.Waits, memory.Overloaded, memory.Unobserved)
 	}
 	return tw.Flush()
 }
 
 // printLearned prints what the registries learned of backends' models, when
 // they learned anything.
-func printLearned(tw io.Writer, registries map[string]registryStats) {
+func printLearned(tw io.Writer, registries map[string]adminapi.RegistryStats) {
 	header := false
 	for _, name := range slices.Sorted(maps.Keys(registries)) {
 		for _, c := range registries[name].Capabilities {

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	llmthinking "github.com/caddy-llm-thinking/caddy-llm-thinking"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
 )
@@ -121,7 +121,7 @@ func memoryStats(t *testing.T) budget.Stats {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var s llmthinking.StatsResponse
+	var s adminapi.Stats
 	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
 		t.Fatal(err)
 	}

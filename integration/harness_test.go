@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	llmthinking "github.com/caddy-llm-thinking/caddy-llm-thinking"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/gatewaytest"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
 )
@@ -169,7 +169,7 @@ func (g *gateway) conversation(session string) *llmtest.Conversation {
 }
 
 // stats reads this test's registry statistics from the admin endpoint.
-func (g *gateway) stats() llmthinking.RegistryStats {
+func (g *gateway) stats() adminapi.RegistryStats {
 	g.t.Helper()
 	all, err := server.Stats()
 	if err != nil {

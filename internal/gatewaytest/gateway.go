@@ -19,7 +19,8 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	_ "github.com/caddyserver/caddy/v2/modules/standard" // reverse_proxy, vars, header...
 
-	llmthinking "github.com/caddy-llm-thinking/caddy-llm-thinking"
+	_ "github.com/caddy-llm-thinking/caddy-llm-thinking"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
 )
 
@@ -226,18 +227,18 @@ func (c *Caddy) Change(s Site, change func() error) error {
 }
 
 // Stats reads every registry's statistics from the admin endpoint.
-func (c *Caddy) Stats() (map[string]llmthinking.RegistryStats, error) {
+func (c *Caddy) Stats() (map[string]adminapi.RegistryStats, error) {
 	return readStats(c.client, c.admin)
 }
 
 // readStats reads GET /llm_thinking/stats from the admin API at admin.
-func readStats(client *http.Client, admin string) (map[string]llmthinking.RegistryStats, error) {
+func readStats(client *http.Client, admin string) (map[string]adminapi.RegistryStats, error) {
 	resp, err := client.Get("http://" + admin + "/llm_thinking/stats")
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	var got llmthinking.StatsResponse
+	var got adminapi.Stats
 	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
 		return nil, fmt.Errorf("decoding stats: %w", err)
 	}

@@ -17,7 +17,7 @@ import (
 
 	caddycmd "github.com/caddyserver/caddy/v2/cmd"
 
-	llmthinking "github.com/caddy-llm-thinking/caddy-llm-thinking"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
 )
 
 // childEnv marks a test binary that StartProcess started to be Caddy.
@@ -186,7 +186,7 @@ func (p *Process) Load(caddyfile, siteURL string) error {
 }
 
 // Stats reads every registry's statistics from the admin API.
-func (p *Process) Stats() (map[string]llmthinking.RegistryStats, error) {
+func (p *Process) Stats() (map[string]adminapi.RegistryStats, error) {
 	_, host := adminClient(p.Admin, 0)
 	return readStats(p.client, host)
 }

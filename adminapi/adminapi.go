@@ -1,0 +1,53 @@
+// Package adminapi holds the documents of llm_thinking's endpoints on
+// Caddy's admin API: what the module serves (see the root package's
+// AdminAPI) and what `caddy llm-thinking` reads (package command), one
+// type each, so that both sides always agree. It holds no state and
+// knows nothing of Caddy.
+package adminapi
+
+import (
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/persist"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+)
+
+// The endpoints.
+const (
+	// StatsPath serves GET: a Stats.
+	StatsPath = "/llm_thinking/stats"
+	// ForgetPath takes POST of a Forget, and answers a Forgotten.
+	ForgetPath = "/llm_thinking/forget"
+)
+
+// Stats is the body of GET /llm_thinking/stats.
+type Stats struct {
+	// Registries are the registries in use, by name.
+	Registries map[string]RegistryStats `json:"registries"`
+	// Memory is what the memory budget of the process holds and counted.
+	Memory budget.Stats `json:"memory"`
+}
+
+// RegistryStats is what the endpoint reports of one registry.
+type RegistryStats struct {
+	registry.Stats
+	// Persist counts the registry's storage work; absent when it does not
+	// persist.
+	Persist *persist.Stats `json:"persist,omitempty"`
+	// Capabilities is what was learned of each model of each backend.
+	Capabilities []registry.LearnedCapability `json:"capabilities,omitempty"`
+}
+
+// Forget is the body of POST /llm_thinking/forget: what was learned of
+// Model (every model when "") as Backend serves it is forgotten, in
+// Registry (every registry when "").
+type Forget struct {
+	Registry string `json:"registry,omitempty"`
+	Backend  string `json:"backend"`
+	Model    string `json:"model,omitempty"`
+}
+
+// Forgotten is the answer to POST /llm_thinking/forget: how many models
+// each registry forgot.
+type Forgotten struct {
+	Forgotten map[string]int `json:"forgotten"`
+}
