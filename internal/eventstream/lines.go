@@ -51,7 +51,7 @@ func (l *Lines) Next(p []byte, i int) (end, next int) {
 		return -1, -1
 	}
 	end, next = i+e, i+n
-	l.afterCR = next == len(p) && p[end] == '\r'
+	l.afterCR = next == len(p) && next == end+1 && p[end] == '\r'
 	return end, next
 }
 

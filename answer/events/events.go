@@ -1,0 +1,189 @@
+// Package events reads the data of the events of an Anthropic Messages
+// stream: an event's type, the index of the content block it is about, the
+// block a content_block_start carries, the delta of a content_block_delta,
+// message_start's message, message_delta's usage. Every reader of streamed
+// answers reads events through it: the observer that learns a stream's
+// thinking blocks (package streaming), the rewriters of <think> tags
+// (thinktags) and of the model name (modelname).
+//
+// Like JSON.parse in the client, the last of duplicate keys wins and keys
+// match by their decoded value. Nearly every event of a stream is a delta
+// written exactly as the API writes it, which ReadDelta and
+// DeltaIndex read with a few comparisons and one scan; anything written
+// otherwise is read in full by Read. The package hands out slices of the
+// data it is given and never allocates.
+package events
+
+import (
+	"bytes"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+)
+
+// Type is the type of an event, as its data's "type" says.
+type Type uint8
+
+// The types of a Messages stream's events.
+const (
+	// Other is any type not named below, or none.
+	Other Type = iota
+	MessageStart
+	ContentBlockStart
+	ContentBlockDelta
+	ContentBlockStop
+	MessageDelta
+	MessageStop
+	Ping
+	Error
+)
+
+// typeOf returns the Type a decoded type name names.
+func typeOf(name []byte) Type {
+	switch string(name) {
+	case "message_start":
+		return MessageStart
+	case "content_block_start":
+		return ContentBlockStart
+	case "content_block_delta":
+		return ContentBlockDelta
+	case "content_block_stop":
+		return ContentBlockStop
+	case "message_delta":
+		return MessageDelta
+	case "message_stop":
+		return MessageStop
+	case "ping":
+		return Ping
+	case "error":
+		return Error
+	}
+	return Other
+}
+
+// MaxIndex is the largest content block index read; a larger one (ten
+// digits and more) reads as none. Readers follow far fewer blocks.
+const MaxIndex = 999_999_999
+
+// Event is what one event's data says: slices of it.
+type Event struct {
+	Type Type
+	// Index is the content block index, when HasIndex; IndexAt is where
+	// its value lies in the data (a rewriter that renumbers blocks puts
+	// another there).
+	Index    int
+	HasIndex bool
+	IndexAt  [2]int
+	// Block is content_block_start's content_block, Delta
+	// content_block_delta's delta, Message message_start's message,
+	// Usage message_delta's usage: the values as they are in the data.
+	Block, Delta, Message, Usage []byte
+
+	delta     Delta // Delta read (see ReadDelta)
+	deltaRead bool
+}
+
+// Read reads an event's data in full. It reports false when the data is
+// not one JSON object (a "[DONE]", a cut event).
+func Read(data []byte) (Event, bool) {
+	var ev Event
+	var typ []byte
+	var name [32]byte
+	it := jsonscan.Members(data, jsonscan.SkipSpace(data, 0))
+	for key, v, ok := it.Next(); ok; key, v, ok = it.Next() {
+		end, ok := it.Skip()
+		if !ok {
+			break
+		}
+		switch string(jsonscan.Name(key, &name)) {
+		case "type":
+			typ = data[v:end]
+		case "index":
+			ev.IndexAt = [2]int{v, end}
+		case "content_block":
+			ev.Block = data[v:end]
+		case "delta":
+			ev.Delta = data[v:end]
+		case "message":
+			ev.Message = data[v:end]
+		case "usage":
+			ev.Usage = data[v:end]
+		}
+	}
+	if it.Err() != nil || jsonscan.SkipSpace(data, it.End()) != len(data) {
+		return Event{}, false
+	}
+	ev.Type = typeOf(jsonscan.Name(typ, &name))
+	if ev.IndexAt[1] > 0 {
+		ev.Index, ev.HasIndex = index(data[ev.IndexAt[0]:ev.IndexAt[1]])
+	}
+	return ev, true
+}
+
+// How the Messages API writes the data of a content_block_delta event.
+const (
+	deltaHead = `{"type":"content_block_delta","index":`
+	deltaMid  = `,"delta":`
+)
+
+// DeltaIndex reads the index of a content_block_delta whose data starts as
+// the API writes one, and reports false for any other data. It reads no
+// further: a reader that does not follow that block needs nothing else of
+// the event.
+func DeltaIndex(data []byte) (int, bool) {
+	rest, ok := bytes.CutPrefix(data, []byte(deltaHead))
+	if !ok {
+		return 0, false
+	}
+	end := bytes.IndexByte(rest, ',')
+	if end < 0 {
+		return 0, false
+	}
+	return index(rest[:end])
+}
+
+// Quick reads data written exactly as the API writes a content_block_delta
+// event, with nothing else in it, and reports false for any other data,
+// which Read reads then: the index and the delta, found with a few
+// comparisons and one scan of the delta; a delta written as the API writes
+// it is read already (see ReadDelta).
+func Quick(data []byte) (Event, bool) {
+	rest, ok := bytes.CutPrefix(data, []byte(deltaHead))
+	if !ok {
+		return Event{}, false
+	}
+	end := bytes.IndexByte(rest, ',')
+	if end < 0 {
+		return Event{}, false
+	}
+	ev := Event{Type: ContentBlockDelta, IndexAt: [2]int{len(deltaHead), len(deltaHead) + end}}
+	ev.Index, ev.HasIndex = index(rest[:end])
+	if rest, ok = bytes.CutPrefix(rest[end:], []byte(deltaMid)); !ev.HasIndex || !ok {
+		return Event{}, false
+	}
+	if d, n, ok := quickDelta(rest); ok && string(rest[n:]) == "}" {
+		ev.Delta, ev.delta, ev.deltaRead = rest[:n], d, true
+		return ev, true
+	}
+	end, ok = jsonscan.SkipValue(rest, 0)
+	if !ok || string(rest[end:]) != "}" {
+		return Event{}, false
+	}
+	ev.Delta = rest[:end]
+	return ev, true
+}
+
+// index parses a content block index as JSON writes a non-negative
+// integer, refusing anything else and anything above MaxIndex.
+func index(v []byte) (int, bool) {
+	if len(v) == 0 || len(v) > 9 || (v[0] == '0' && len(v) > 1) {
+		return 0, false
+	}
+	n := 0
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}

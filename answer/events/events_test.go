@@ -1,0 +1,124 @@
+package events
+
+import (
+	"bytes"
+	"testing"
+)
+
+func TestRead(t *testing.T) {
+	for _, tc := range []struct {
+		name, data string
+		want       Event
+		ok         bool
+	}{
+		{"message_start", `{"type":"message_start","message":{"id":"msg_1","model":"m"}}`,
+			Event{Type: MessageStart, Message: []byte(`{"id":"msg_1","model":"m"}`)}, true},
+		{"a block's start", `{"type":"content_block_start","index":2,"content_block":{"type":"thinking","thinking":""}}`,
+			Event{Type: ContentBlockStart, Index: 2, HasIndex: true, IndexAt: [2]int{38, 39}, Block: []byte(`{"type":"thinking","thinking":""}`)}, true},
+		{"spaces and another order", `{ "index" : 0 , "type" : "content_block_stop" }`,
+			Event{Type: ContentBlockStop, HasIndex: true, IndexAt: [2]int{12, 13}}, true},
+		{"an escaped key and type", `{"\u0074ype":"message_\u0073top"}`, Event{Type: MessageStop}, true},
+		{"the last of duplicate keys", `{"type":"ping","type":"message_delta","usage":{"output_tokens":5}}`,
+			Event{Type: MessageDelta, Usage: []byte(`{"output_tokens":5}`)}, true},
+		{"an unknown type", `{"type":"citations","index":1}`, Event{Type: Other, Index: 1, HasIndex: true, IndexAt: [2]int{28, 29}}, true},
+		{"an index too large", `{"type":"content_block_stop","index":1000000000}`, Event{Type: ContentBlockStop, IndexAt: [2]int{37, 47}}, true},
+		{"an index that is no integer", `{"type":"content_block_stop","index":"1"}`, Event{Type: ContentBlockStop, IndexAt: [2]int{37, 40}}, true},
+		{"[DONE]", `[DONE]`, Event{}, false},
+		{"a cut event", `{"type":"ping"`, Event{}, false},
+		{"garbage after", `{"type":"ping"} x`, Event{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := Read([]byte(tc.data))
+			if ok != tc.ok || !same(got, tc.want) {
+				t.Fatalf("Read = %+v %v, want %+v %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+func same(a, b Event) bool {
+	return a.Type == b.Type && a.Index == b.Index && a.HasIndex == b.HasIndex && a.IndexAt == b.IndexAt &&
+		bytes.Equal(a.Block, b.Block) && bytes.Equal(a.Delta, b.Delta) && bytes.Equal(a.Message, b.Message) && bytes.Equal(a.Usage, b.Usage)
+}
+
+func TestQuickAndDeltas(t *testing.T) {
+	for _, tc := range []struct {
+		name, data string
+		quick      bool // Quick reads it
+		index      int
+		delta      Delta
+	}{
+		{"text", `{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Hi \"there\""}}`, true, 1,
+			Delta{TextDelta, []byte(`"Hi \"there\""`)}},
+		{"thinking", `{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"plan"}}`, true, 0,
+			Delta{ThinkingDelta, []byte(`"plan"`)}},
+		{"signature", `{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"c2ln"}}`, true, 0,
+			Delta{SignatureDelta, []byte(`"c2ln"`)}},
+		{"tool input", `{"type":"content_block_delta","index":3,"delta":{"type":"input_json_delta","partial_json":"{\"a\""}}`, true, 3,
+			Delta{InputJSONDelta, []byte(`"{\"a\""`)}},
+		{"an unknown delta", `{"type":"content_block_delta","index":4,"delta":{"type":"citations_delta","citation":{}}}`, true, 4,
+			Delta{OtherDelta, nil}},
+		{"fields in another order", `{"type":"content_block_delta","index":0,"delta":{"thinking":"b","type":"thinking_delta"}}`, true, 0,
+			Delta{ThinkingDelta, []byte(`"b"`)}},
+		{"a duplicate field", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a","text":"b"}}`, true, 0,
+			Delta{TextDelta, []byte(`"b"`)}},
+		{"spaces", `{"type": "content_block_delta", "index": 2, "delta": {"type": "text_delta", "text": "x"}}`, false, 2,
+			Delta{TextDelta, []byte(`"x"`)}},
+		{"a member after the delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"},"more":1}`, false, 0,
+			Delta{TextDelta, []byte(`"x"`)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := []byte(tc.data)
+			ev, quick := Quick(data)
+			if quick != tc.quick {
+				t.Fatalf("Quick reports %v", quick)
+			}
+			full, ok := Read(data)
+			if !ok || full.Type != ContentBlockDelta || full.Index != tc.index || !full.HasIndex {
+				t.Fatalf("Read = %+v %v", full, ok)
+			}
+			if quick && !same(ev, full) {
+				t.Fatalf("Quick = %+v, Read = %+v", ev, full)
+			}
+			for _, e := range []Event{ev, full} {
+				if !quick && e.Type == Other {
+					continue
+				}
+				d, ok := e.ReadDelta()
+				if !ok || d.Type != tc.delta.Type || !bytes.Equal(d.Field, tc.delta.Field) {
+					t.Fatalf("ReadDelta = %+v %v, want %+v", d, ok, tc.delta)
+				}
+			}
+			head := bytes.HasPrefix(data, []byte(deltaHead))
+			if i, ok := DeltaIndex(data); ok != head || ok && i != tc.index {
+				t.Fatalf("DeltaIndex = %d %v", i, ok)
+			}
+		})
+	}
+}
+
+// FuzzQuick: whatever Quick reads, Read reads the same, delta included.
+func FuzzQuick(f *testing.F) {
+	f.Add([]byte(`{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Hi \"there\""}}`))
+	f.Add([]byte(`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"a\u0000b"}}`))
+	f.Add([]byte(`{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"x","type":"text_delta"}}`))
+	f.Add([]byte(`{"type":"content_block_delta","index":07,"delta":{}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ev, quick := Quick(data)
+		if i, ok := DeltaIndex(data); quick && (!ok || i != ev.Index) {
+			t.Fatalf("Quick read index %d, DeltaIndex %d %v", ev.Index, i, ok)
+		}
+		if !quick {
+			return
+		}
+		full, ok := Read(data)
+		if !ok || !same(ev, full) {
+			t.Fatalf("Quick = %+v, Read = %+v %v", ev, full, ok)
+		}
+		d1, ok1 := ev.ReadDelta()
+		d2, ok2 := full.ReadDelta()
+		if ok1 != ok2 || d1.Type != d2.Type || !bytes.Equal(d1.Field, d2.Field) {
+			t.Fatalf("deltas: quick %+v %v, full %+v %v", d1, ok1, d2, ok2)
+		}
+	})
+}

@@ -1,0 +1,185 @@
+package eventstream
+
+// Assembler assembles the events of a stream fed to it in chunks, however
+// the chunks cut it, for every reader of event streams: the observer of
+// answers, the rewriters of <think> tags and of the model name, and the
+// reader of the upstream streams the transports translate. A chunk is
+// read with Feed, then its events with Next, one whole event at a time.
+// The bytes of an event that the chunk does not end are kept until the
+// chunk that does; past MaxEvent they are given up (see Overflow), so
+// what an Assembler holds stays bounded whatever the stream sends. The
+// zero Assembler is ready. An Assembler is not safe for concurrent use.
+type Assembler struct {
+	lines Lines
+	carry []byte // the bytes of the event being read that came in earlier chunks
+	// lineOff is where the line being read starts, counted from the start
+	// of the event being read (carry, then the chunk).
+	lineOff int
+	ev      Event
+	// dataAt is where the value of the event's one data line is in the
+	// chunk, while it is there and is its only one: Data then points into
+	// the chunk, not copied.
+	dataAt    [2]int
+	dataCount int
+
+	p       []byte // the chunk being read
+	i       int    // where its next line starts
+	evStart int    // where the event being read starts in it
+	crEnded bool   // the last chunk ended on the '\r' that ended an event
+	over    bool
+}
+
+// Frame is one whole event.
+type Frame struct {
+	// Raw is every byte of the event, its blank line included: p[Start:End]
+	// of the chunk when InChunk, else the Assembler's own copy (the event
+	// began in an earlier chunk).
+	Raw        []byte
+	InChunk    bool
+	Start, End int
+	// Name is the value of its last "event" field, when HasName; Data its
+	// data lines joined by "\n", when HasData (an empty data line counts).
+	Name    []byte
+	HasName bool
+	Data    []byte
+	HasData bool
+}
+
+// Feed starts reading the chunk p. It reports whether p starts with the
+// '\n' of a "\r\n" whose '\r' ended the last chunk and its last event: that
+// byte belongs to an event Next returned already, and is none of the next
+// one's.
+func (a *Assembler) Feed(p []byte) (lateLF bool) {
+	a.p, a.i, a.evStart = p, a.lines.Chunk(p), 0
+	if a.i > 0 {
+		if a.crEnded {
+			a.evStart, lateLF = 1, true
+		} else {
+			a.lineOff++ // the '\n' ends a line of the event being read
+		}
+	}
+	a.crEnded = false
+	return lateLF
+}
+
+// Next returns the next whole event of the chunk. At the end of the chunk
+// it keeps the bytes of the event it does not end, and reports false; it
+// reports false too once the event being read passed MaxEvent (see
+// Overflow).
+func (a *Assembler) Next() (Frame, bool) {
+	p := a.p
+	for !a.over && a.i < len(p) {
+		end, next := a.lines.Next(p, a.i)
+		if end < 0 {
+			break
+		}
+		if len(a.carry)+next-a.evStart > MaxEvent {
+			a.over = true
+			return Frame{}, false
+		}
+		line, inChunk := p[a.i:end], true
+		if len(a.carry) > a.lineOff {
+			// The line began in an earlier chunk: make it whole in carry,
+			// which then holds the event up to here.
+			a.carry = append(a.carry, p[a.evStart:next]...)
+			line, inChunk = a.carry[a.lineOff:len(a.carry)-(next-end)], false
+			a.evStart = next
+		}
+		line = a.lines.Line(line)
+		a.i = next
+		if len(line) == 0 {
+			a.crEnded = next == len(p) && p[end] == '\r'
+			return a.frame(next), true
+		}
+		a.field(line, inChunk, end)
+		a.lineOff = len(a.carry) + next - a.evStart
+	}
+	if !a.over && a.evStart < len(p) {
+		if len(a.carry)+len(p)-a.evStart > MaxEvent {
+			a.over = true
+			return Frame{}, false
+		}
+		a.carry = append(a.carry, p[a.evStart:]...)
+		a.evStart = len(p)
+		if a.dataAt[1] > 0 {
+			// The next chunk will not hold the data: keep it.
+			a.ev.Data = append(a.ev.Data[:0], p[a.dataAt[0]:a.dataAt[1]]...)
+			a.dataAt = [2]int{}
+		}
+	}
+	return Frame{}, false
+}
+
+// field reads one line of the event being read; inChunk says the line is
+// in the chunk, where it ends at end: its data may point into the chunk.
+func (a *Assembler) field(line []byte, inChunk bool, end int) {
+	field, value, comment := Field(line)
+	if comment {
+		return
+	}
+	switch string(field) {
+	case "data":
+		a.dataCount++
+		if a.dataCount == 1 && inChunk {
+			a.dataAt = [2]int{end - len(value), end}
+			a.ev.HasData = true
+			return
+		}
+		if a.dataAt[1] > 0 {
+			// A second data line: the first joins it in Data.
+			a.ev.Data = append(a.ev.Data[:0], a.p[a.dataAt[0]:a.dataAt[1]]...)
+			a.dataAt = [2]int{}
+		}
+		a.ev.Data, a.ev.HasData = AppendData(a.ev.Data, a.ev.HasData, value), true
+	case "event":
+		a.ev.Name, a.ev.HasName = append(a.ev.Name[:0], value...), true
+	}
+}
+
+// frame returns the event that ends at p[end] and readies the next one.
+func (a *Assembler) frame(end int) Frame {
+	f := Frame{Name: a.ev.Name, HasName: a.ev.HasName, Data: a.ev.Data, HasData: a.ev.HasData}
+	if a.dataAt[1] > 0 {
+		f.Data = a.p[a.dataAt[0]:a.dataAt[1]]
+	}
+	if len(a.carry) == 0 {
+		f.Raw, f.InChunk, f.Start, f.End = a.p[a.evStart:end], true, a.evStart, end
+	} else {
+		a.carry = append(a.carry, a.p[a.evStart:end]...)
+		f.Raw = a.carry
+	}
+	a.carry, a.evStart, a.lineOff = a.carry[:0], end, 0
+	a.ev.Reset()
+	a.dataAt, a.dataCount = [2]int{}, 0
+	return f
+}
+
+// Overflow reports whether the event being read passed MaxEvent: the
+// Assembler then reads nothing more, and Pending and Rest give what it
+// held of that event and the chunk's bytes it did not read.
+func (a *Assembler) Overflow() bool { return a.over }
+
+// Pending returns the bytes of the event being read that came in earlier
+// chunks, kept by the Assembler: at the end of a stream, an event its end
+// never came for. They are the Assembler's, valid until the next Feed.
+func (a *Assembler) Pending() []byte { return a.carry }
+
+// Rest returns the bytes of the chunk from the start of the event being
+// read on, which an Assembler that overflowed did not read.
+func (a *Assembler) Rest() []byte { return a.p[a.evStart:] }
+
+// Begun reports whether a line of the stream was read.
+func (a *Assembler) Begun() bool { return a.lines.Begun() }
+
+// Plain reports whether the chunk being read holds no '\r' (see
+// Lines.Plain).
+func (a *Assembler) Plain() bool { return a.lines.Plain() }
+
+// Release lets go of the Assembler's buffers, for a reader that is done
+// with the stream but may be kept until the response is copied.
+func (a *Assembler) Release() {
+	a.carry, a.ev, a.p = nil, Event{}, nil
+}
+
+// Size returns the bytes the Assembler holds of the event being read.
+func (a *Assembler) Size() int { return len(a.carry) + a.ev.Size() }
