@@ -7,35 +7,6 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 )
 
-// readStart reads the type of an event's data and, for message_start, where
-// the model literal of its message lies in data and what it says.
-func readStart(data []byte) (typ string, model [2]int, upstream string) {
-	var buf [32]byte
-	var message []byte
-	at := 0
-	it := jsonscan.Members(data, jsonscan.SkipSpace(data, 0))
-	for k, v, ok := it.Next(); ok; k, v, ok = it.Next() {
-		end, ok := it.Skip()
-		if !ok {
-			break
-		}
-		switch string(jsonscan.Name(k, &buf)) {
-		case "type":
-			typ = string(jsonscan.Name(data[v:end], &buf))
-		case "message":
-			message, at = data[v:end], v
-		}
-	}
-	if it.Err() != nil || typ != "message_start" || len(message) == 0 {
-		return typ, model, ""
-	}
-	model, upstream = modelMember(message)
-	if model[1] != 0 {
-		model[0], model[1] = model[0]+at, model[1]+at
-	}
-	return typ, model, upstream
-}
-
 // modelMember returns where the "model" string of the object obj lies and
 // what it says; model[1] is 0 when there is none.
 func modelMember(obj []byte) (model [2]int, name string) {

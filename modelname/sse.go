@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/answer/events"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/eventstream"
 )
 
@@ -19,10 +20,7 @@ const maxHeld = 64 << 10
 type SSE struct {
 	w        io.Writer
 	literal  []byte // the requested model, as a JSON string
-	held     []byte // the bytes from the start of the event being read on
-	read     int    // where the line being read starts in held
-	lines    eventstream.Lines
-	ev       eventstream.Event
+	events   eventstream.Assembler
 	done     bool
 	upstream string
 	rewrote  bool
@@ -42,110 +40,78 @@ func (s *SSE) Write(p []byte) (int, error) {
 	if s.done {
 		return s.w.Write(p)
 	}
-	s.held = append(s.held, p...)
-	chunk := s.held[s.read:]
-	i := s.lines.Chunk(chunk)
-	for !s.done {
-		end, next := s.lines.Next(chunk, i)
-		if end < 0 {
+	out := p[:0:0]
+	if s.events.Feed(p) {
+		out = append(out, '\n') // the end of an event written already
+	}
+	for {
+		f, ok := s.events.Next()
+		if !ok {
 			break
 		}
-		line := chunk[i:end]
-		i = next
-		if !s.ev.Line(s.lines.Line(line)) {
-			continue
-		}
-		s.ev.Reset()
-		evEnd := s.read + next
-		if s.event(s.held[:evEnd]) {
+		raw, decides := s.event(f)
+		if out = append(out, raw...); decides {
 			s.done = true
+			out = append(out, s.events.Rest()...)
 			break
 		}
-		// An event before message_start (a ping): it leaves now.
-		if _, err := s.w.Write(s.held[:evEnd]); err != nil {
-			return len(p), err
-		}
-		s.held = s.held[:copy(s.held, s.held[evEnd:])]
-		s.read, chunk, i = 0, s.held, 0
 	}
-	if !s.done {
-		s.read += i
-		if len(s.held) > maxHeld {
-			s.done = true // no event that long is one to rewrite
-		}
+	if !s.done && (s.events.Overflow() || len(s.events.Pending()) > maxHeld) {
+		s.done = true // no event that long is one to rewrite
+		out = append(append(out, s.events.Pending()...), s.events.Rest()...)
 	}
-	if !s.done {
+	if s.done {
+		s.events.Release()
+	}
+	if len(out) == 0 {
 		return len(p), nil
 	}
-	_, err := s.w.Write(s.held)
-	s.held = nil
+	_, err := s.w.Write(out)
 	return len(p), err
 }
 
 // Close writes what is still held back, a stream cut before its first
 // event ended.
 func (s *SSE) Close() error {
-	if s.done || len(s.held) == 0 {
-		s.done = true
+	if s.done {
 		return nil
 	}
 	s.done = true
-	_, err := s.w.Write(s.held)
-	s.held = nil
+	held := s.events.Pending()
+	s.events.Release()
+	if len(held) == 0 {
+		return nil
+	}
+	_, err := s.w.Write(held)
 	return err
 }
 
-// event looks at one whole event at the start of s.held, rewriting it in
-// place when it is message_start, and reports whether it decides the
-// stream: message_start, or any event but a ping.
-func (s *SSE) event(ev []byte) bool {
-	start, end, ok := dataLine(ev)
-	if !ok {
-		return false // comments, retry lines: nothing to decide
+// event returns the bytes of one whole event, rewritten when it is
+// message_start, and reports whether it decides the stream: message_start,
+// or any event but a ping and those with no data to tell.
+func (s *SSE) event(f eventstream.Frame) ([]byte, bool) {
+	if !f.HasData || f.DataAt < 0 {
+		return f.Raw, false // comments, retry lines, several data lines: nothing to decide
 	}
-	data := ev[start:end]
-	typ, model, upstream := readStart(data)
-	switch typ {
-	case "ping":
-		return false
-	case "message_start":
-	default:
-		return true
+	ev, ok := events.Read(f.Data)
+	switch {
+	case ok && ev.Type == events.Ping:
+		return f.Raw, false
+	case !ok || ev.Type != events.MessageStart:
+		return f.Raw, true
 	}
+	model, upstream := modelMember(ev.Message)
 	s.upstream = upstream
-	if model[1] == 0 || bytes.Equal(data[model[0]:model[1]], s.literal) {
-		return true
+	if model[1] == 0 || bytes.Equal(ev.Message[model[0]:model[1]], s.literal) {
+		return f.Raw, true
 	}
-	at, to := start+model[0], start+model[1]
-	rewritten := make([]byte, 0, len(s.held)+len(s.literal))
-	rewritten = append(rewritten, s.held[:at]...)
+	at := f.DataAt + offsetIn(f.Data, ev.Message)
+	rewritten := make([]byte, 0, len(f.Raw)-(model[1]-model[0])+len(s.literal))
+	rewritten = append(rewritten, f.Raw[:at+model[0]]...)
 	rewritten = append(rewritten, s.literal...)
-	s.held = append(rewritten, s.held[to:]...)
 	s.rewrote = true
-	return true
+	return append(rewritten, f.Raw[at+model[1]:]...), true
 }
 
-// dataLine returns where the value of the event's one data line starts and
-// ends; an event with no data line, or several, is not one to rewrite.
-func dataLine(ev []byte) (start, end int, ok bool) {
-	at := 0
-	if bytes.HasPrefix(ev, eventstream.BOM) {
-		at = len(eventstream.BOM) // the stream's first event
-	}
-	for at < len(ev) {
-		e, next := eventstream.LineEnd(ev[at:])
-		if e <= 0 {
-			break // the blank line that ends the event
-		}
-		field, value, comment := eventstream.Field(ev[at : at+e])
-		if !comment && string(field) == "data" && len(field) < e {
-			if ok {
-				return 0, 0, false
-			}
-			ok, end = true, at+e
-			start = end - len(value)
-		}
-		at += next
-	}
-	return start, end, ok
-}
+// offsetIn returns where sub, a slice of b, starts in b.
+func offsetIn(b, sub []byte) int { return cap(b) - cap(sub) }

@@ -1,11 +1,8 @@
 package streaming
 
 import (
-	"bytes"
-
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/answer/events"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/eventstream"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 )
 
 // Bounds on what one response can make an SSE hold. Past any of them the
@@ -34,88 +31,49 @@ type openBlock struct {
 	key   block.Key // a redacted block's, known from its start
 }
 
-// deltaPrefix starts the data of a content_block_delta event as the
-// Messages API writes it.
-const deltaPrefix = `{"type":"content_block_delta","index":`
-
 // event applies the data of one event to the response. Data that is not a
 // JSON object, such as "[DONE]", is ignored.
 func (s *SSE) event(data []byte) {
-	var typ, index, block, delta []byte
-	var buf [32]byte
-	it := members(data)
-	for k, v, ok := it.Item(); ok; k, v, ok = it.Item() {
-		switch string(jsonscan.Name(k, &buf)) {
-		case "type":
-			typ = v
-		case "index":
-			index = v
-		case "delta":
-			delta = v
-		case "content_block":
-			block = v
-		}
-	}
-	if it.Err() != nil {
+	if i, ok := events.DeltaIndex(data); ok && (i > maxIndex || s.slot(i) < 0) {
+		// Nearly every event: a delta of a block not followed (text, tool
+		// input), which needs nothing more than its index.
 		return
 	}
-	switch string(jsonscan.Name(typ, &buf)) {
-	case "content_block_delta":
-		// Nearly every event, and most are for text or tool_use blocks,
-		// which are not followed.
-		if b := s.find(index); b >= 0 {
-			s.delta(&s.open[b], delta)
+	ev, ok := events.Quick(data)
+	if !ok {
+		if ev, ok = events.Read(data); !ok {
+			return
 		}
-	case "content_block_start":
-		if i, ok := eventstream.Index(index, maxIndex); ok {
-			s.start(i, block)
+	}
+	switch ev.Type {
+	case events.ContentBlockDelta:
+		if b := s.find(ev); b >= 0 {
+			s.delta(&s.open[b], &ev)
 		}
-	case "content_block_stop":
-		if b := s.find(index); b >= 0 {
+	case events.ContentBlockStart:
+		if ev.HasIndex && ev.Index <= maxIndex {
+			s.start(ev.Index, ev.Block)
+		}
+	case events.ContentBlockStop:
+		if b := s.find(ev); b >= 0 {
 			s.stop(b)
 		}
-	case "message_start":
-		s.model = appendModel(s.model[:0], data, "message")
-	case "message_stop":
+	case events.MessageStart:
+		s.model = appendModel(s.model[:0], ev.Message, "")
+	case events.MessageStop:
 		s.report()
-	case "error":
+	case events.Error:
 		s.quit()
 	}
 }
 
-// unfollowedDelta reports whether the first data line of an event starts
-// as the API writes a delta ({"type":"content_block_delta","index":N,...)
-// of a block the observer does not follow (text, tool input): nearly every
-// event of a response, which then costs a comparison, and its data is not
-// even kept. The rest of the event does not matter: whatever a delta of
-// such a block says, nothing follows from it.
-func (s *SSE) unfollowedDelta(data []byte) bool {
-	rest, ok := bytes.CutPrefix(data, []byte(deltaPrefix))
-	return ok && s.unfollowedIndex(rest)
-}
-
-// unfollowedIndex reports whether rest, what follows the delta prefix,
-// starts with the index of a block not followed and a comma.
-func (s *SSE) unfollowedIndex(rest []byte) bool {
-	end := bytes.IndexByte(rest, ',')
-	if end < 0 {
-		return false
-	}
-	i, ok := eventstream.Index(rest[:end], maxIndex)
-	return ok && s.slot(i) < 0
-}
-
-// find returns the slot in s.open of the block whose index literal is
-// given, or -1 when that block is not followed.
-func (s *SSE) find(index []byte) int {
-	if len(s.open) == 0 {
+// find returns the slot in s.open of the block the event is about, or -1
+// when that block is not followed.
+func (s *SSE) find(ev events.Event) int {
+	if len(s.open) == 0 || !ev.HasIndex || ev.Index > maxIndex {
 		return -1
 	}
-	i, ok := eventstream.Index(index, maxIndex)
-	if !ok {
-		return -1
-	}
-	return s.slot(i)
+	return s.slot(ev.Index)
 }
 
 // slot returns the slot in s.open of the block at index, or -1.
@@ -159,34 +117,21 @@ func (s *SSE) start(index int, obj []byte) {
 // surrogate pair escaped across two deltas, which no server has been seen to
 // send, decodes here as two U+FFFD but joins into one character in a
 // JavaScript client; that block's key will not match its replay.
-func (s *SSE) delta(b *openBlock, delta []byte) {
+func (s *SSE) delta(b *openBlock, ev *events.Event) {
 	if b.kind != block.Thinking {
 		return
 	}
-	var typ, text, sig []byte
-	var buf [32]byte
-	it := members(delta)
-	for k, v, ok := it.Item(); ok; k, v, ok = it.Item() {
-		switch string(jsonscan.Name(k, &buf)) {
-		case "type":
-			typ = v
-		case "thinking":
-			text = v
-		case "signature":
-			sig = v
-		}
-	}
-	if it.Err() != nil {
+	d, ok := ev.ReadDelta()
+	if !ok {
 		return
 	}
-	switch string(jsonscan.Name(typ, &buf)) {
-	case "thinking_delta":
-		var ok bool
-		if s.scratch, ok = b.text.WriteString(s.scratch, text); !ok {
+	switch d.Type {
+	case events.ThinkingDelta:
+		if s.scratch, ok = b.text.WriteString(s.scratch, d.Field); !ok {
 			s.quit()
 		}
-	case "signature_delta":
-		s.setSignature(b, sig)
+	case events.SignatureDelta:
+		s.setSignature(b, d.Field)
 	}
 }
 

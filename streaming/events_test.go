@@ -280,7 +280,7 @@ func TestSSEBounds(t *testing.T) {
 	}
 	open.WriteString(blockStop(maxOpen - 1))
 	open.WriteString(signatureDelta(0, `"`+strings.Repeat("A", maxSignature)+`"`) + blockStop(0))
-	open.WriteString(textDelta(1, `"`+strings.Repeat("x", eventstream.MaxEvent-100)+`"`) + messageStop)
+	open.WriteString(textDelta(1, `"`+strings.Repeat("x", eventstream.MaxEvent-200)+`"`) + messageStop)
 	want := reported(thinking(maxOpen-1, "", ""), thinking(0, "", strings.Repeat("A", maxSignature)))
 	if got := observe(t, false, []byte(open.String())); !got.equal(want) {
 		t.Fatalf("within bounds: got %v, want %v", got, want)

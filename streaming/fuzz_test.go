@@ -133,7 +133,7 @@ var indexPattern = regexp.MustCompile(`^[0-9]{1,4}$`)
 // delta of a block that is not open: the observer skips such an event
 // without reading the rest.
 func (r *reference) unfollowedDelta(first string) bool {
-	rest, ok := strings.CutPrefix(first, deltaPrefix)
+	rest, ok := strings.CutPrefix(first, `{"type":"content_block_delta","index":`)
 	if !ok {
 		return false
 	}

@@ -1,8 +1,6 @@
 package streaming
 
 import (
-	"bytes"
-
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/eventstream"
 )
 
@@ -17,15 +15,7 @@ type SSE struct {
 	complete func([]Block)
 	done     bool // complete ran, or the observation ended without it
 
-	lines    eventstream.Lines
-	line     []byte // the start of a line cut by the end of a Write
-	data     []byte // the data lines of the event being read, joined by '\n'
-	hasData  bool   // the event being read has a data line, maybe empty
-	errEvent bool   // the event being read is named "error"
-	// skip says the event being read is a delta of a block not followed,
-	// as its first data line says: its data is not kept.
-	skip bool
-
+	events   eventstream.Assembler
 	open     []openBlock
 	finished []Block
 	scratch  []byte
@@ -48,56 +38,28 @@ func NewSSE(complete func([]Block)) *SSE {
 // response the observer cannot follow is the client's business, never a
 // reason to fail the copy to the client.
 func (s *SSE) Write(p []byte) (int, error) {
-	i := s.lines.Chunk(p)
-	for !s.done && i < len(p) {
-		if s.lines.Plain() {
-			if n := s.skipDelta(p[i:]); n > 0 {
-				i += n
-				continue
-			}
-		}
-		end, next := s.lines.Next(p, i)
-		if end < 0 {
-			if s.fits(len(s.line) + len(p) - i) {
-				s.line = append(s.line, p[i:]...)
-			}
+	if s.done {
+		return len(p), nil
+	}
+	s.events.Feed(p)
+	for !s.done {
+		f, ok := s.events.Next()
+		if !ok {
 			break
 		}
-		line := p[i:end]
-		if len(s.line) > 0 {
-			if !s.fits(len(s.line) + len(line)) {
-				break
-			}
-			s.line = append(s.line, line...)
-			line = s.line
-		} else if !s.fits(len(line)) {
-			break
+		switch {
+		case f.HasName && string(f.Name) == "error":
+			// The JSON type is authoritative for everything but an error:
+			// the SDKs raise an event named "error" whatever its data says.
+			s.quit()
+		case f.HasData:
+			s.event(f.Data)
 		}
-		s.readLine(s.lines.Line(line))
-		s.line = s.line[:0]
-		i = next
+	}
+	if s.events.Overflow() {
+		s.quit()
 	}
 	return len(p), nil
-}
-
-// deltaEvent starts a content_block_delta event as the Messages API
-// writes it.
-const deltaEvent = "event: content_block_delta\ndata: " + deltaPrefix
-
-// skipDelta passes over the delta event p starts with, when it is whole in
-// p, written as the API writes it, and a delta of a block not followed
-// (see unfollowedDelta), and returns its length; else it returns 0 and
-// the event is read line by line. p holds no '\r'.
-func (s *SSE) skipDelta(p []byte) int {
-	if len(s.line) > 0 || s.hasData || s.skip || s.errEvent || !s.lines.Begun() || !bytes.HasPrefix(p, []byte(deltaEvent)) {
-		return 0
-	}
-	rest := p[len(deltaEvent):]
-	end := bytes.IndexByte(rest, '\n')
-	if end < 0 || end+1 >= len(rest) || rest[end+1] != '\n' || !s.fits(len(deltaPrefix)+end) || !s.unfollowedIndex(rest[:end]) {
-		return 0
-	}
-	return len(deltaEvent) + end + 2
 }
 
 // Model returns the model the response's message_start names, or "" when
@@ -121,54 +83,6 @@ func (s *SSE) Close(abort bool) {
 	s.report()
 }
 
-// fits reports whether a line of n bytes fits beside the pending event's
-// data, and gives up on the response when it does not. Counting whole lines
-// makes the verdict the same however the body is cut into Writes.
-func (s *SSE) fits(n int) bool {
-	if len(s.data)+n <= eventstream.MaxEvent {
-		return true
-	}
-	s.quit()
-	return false
-}
-
-// readLine interprets one line of the event stream.
-func (s *SSE) readLine(line []byte) {
-	if len(line) == 0 {
-		s.dispatch()
-		return
-	}
-	field, value, comment := eventstream.Field(line)
-	if comment {
-		return
-	}
-	switch string(field) {
-	case "data":
-		switch {
-		case s.skip:
-		case !s.hasData && s.unfollowedDelta(value):
-			s.skip = true
-		default:
-			s.data, s.hasData = eventstream.AppendData(s.data, s.hasData, value), true
-		}
-	case "event":
-		// The JSON type is authoritative for everything but an error: the
-		// SDKs raise an event named "error" whatever its data says.
-		s.errEvent = string(value) == "error"
-	}
-}
-
-// dispatch ends the event being read.
-func (s *SSE) dispatch() {
-	switch {
-	case s.errEvent:
-		s.quit()
-	case s.hasData:
-		s.event(s.data)
-	}
-	s.data, s.hasData, s.errEvent, s.skip = s.data[:0], false, false, false
-}
-
 // report calls complete with the finished blocks and ends the observation.
 func (s *SSE) report() {
 	blocks := s.finished
@@ -180,6 +94,7 @@ func (s *SSE) report() {
 // keep the observer until the response is fully copied.
 func (s *SSE) quit() {
 	s.done = true
-	s.line, s.data, s.scratch = nil, nil, nil // the model stays readable
+	s.events.Release()
+	s.scratch = nil // the model stays readable
 	s.open, s.finished = nil, nil
 }

@@ -1,9 +1,7 @@
 package thinktags
 
 import (
-	"bytes"
-
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/eventstream"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/answer/events"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 )
@@ -20,93 +18,9 @@ type event struct {
 	hasData    bool
 }
 
-// message is what the rewriter reads of an event's JSON data. Like
-// JSON.parse in the client, the last of duplicate keys wins.
-type message struct {
-	index    int
-	hasIndex bool
-	idx      [2]int // where the index value is in the data
-	block    []byte // content_block
-	delta    []byte
-	text     []byte // the delta's text literal, when quickDelta read it
-}
-
-// readMessage reads the JSON object data and returns it with its type,
-// decoded into buf. The type stays out of the message, which is kept: buf
-// then stays on the stack.
-func readMessage(data []byte, buf *[32]byte) (message, []byte, bool) {
-	var m message
-	var typ []byte
-	var name [32]byte
-	it := jsonscan.Members(data, jsonscan.SkipSpace(data, 0))
-	for key, v, ok := it.Next(); ok; key, v, ok = it.Next() {
-		end, ok := it.Skip()
-		if !ok {
-			break
-		}
-		switch string(jsonscan.Name(key, &name)) {
-		case "type":
-			typ = data[v:end]
-		case "index":
-			m.idx = [2]int{v, end}
-		case "content_block":
-			m.block = data[v:end]
-		case "delta":
-			m.delta = data[v:end]
-		}
-	}
-	if it.Err() != nil || jsonscan.SkipSpace(data, it.End()) != len(data) {
-		return m, nil, false
-	}
-	m.index, m.hasIndex = eventstream.Index(data[m.idx[0]:m.idx[1]], maxIndex)
-	return m, jsonscan.Name(typ, buf), true
-}
-
-// How the Messages API writes the data of a content_block_delta event and
-// the delta of a text_delta.
-const (
-	deltaHead     = `{"type":"content_block_delta","index":`
-	deltaMid      = `,"delta":`
-	textDeltaHead = `{"type":"text_delta","text":`
-)
-
-// quickDelta reads data written exactly as the Messages API writes a
-// content_block_delta event, with nothing else in it: nearly every event of
-// a response, which then costs a few comparisons and one scan instead of a
-// parse. Anything written otherwise is parsed in full, so that duplicate
-// keys read as the client reads them.
-func quickDelta(data []byte) (message, bool) {
-	rest, ok := bytes.CutPrefix(data, []byte(deltaHead))
-	if !ok {
-		return message{}, false
-	}
-	end := bytes.IndexByte(rest, ',')
-	if end < 0 {
-		return message{}, false
-	}
-	m := message{idx: [2]int{len(deltaHead), len(deltaHead) + end}}
-	m.index, m.hasIndex = eventstream.Index(rest[:end], maxIndex)
-	if rest, ok = bytes.CutPrefix(rest[end:], []byte(deltaMid)); !m.hasIndex || !ok {
-		return message{}, false
-	}
-	if text, ok := bytes.CutPrefix(rest, []byte(textDeltaHead)); ok {
-		end, ok = jsonscan.SkipString(text, 0)
-		if ok && string(text[end:]) == "}}" {
-			m.delta, m.text = rest[:len(rest)-1], text[:end]
-			return m, true
-		}
-	}
-	end, ok = jsonscan.SkipValue(rest, 0)
-	if !ok || string(rest[end:]) != "}" {
-		return message{}, false
-	}
-	m.delta = rest[:end]
-	return m, true
-}
-
-// maxIndex bounds the content block indices followed: as many as nine
-// digits, far past any real response.
-const maxIndex = 999_999_999
+// message is what the rewriter reads of an event's JSON data (see package
+// events). Like JSON.parse in the client, the last of duplicate keys wins.
+type message = events.Event
 
 // textMember returns the type name of a content block or delta object and
 // its member named field, decoded. ok is false when obj is not an object or
@@ -136,27 +50,24 @@ func textMember(obj []byte, field string, scratch []byte) (typ, text, buf []byte
 // dispatch applies one event of the stream.
 func (s *SSE) dispatch(ev event) {
 	s.lastOut = dropped
-	var buf [32]byte
-	var m message
-	var typ []byte
-	ok := ev.hasData && !(ev.hasName && string(ev.name) == "error")
-	if ok {
-		if m, quick := quickDelta(ev.data); quick {
-			s.blockDelta(ev, m)
-			return
-		}
-		m, typ, ok = readMessage(ev.data, &buf)
-	}
-	if !ok || !m.hasIndex {
+	if !ev.hasData || ev.hasName && string(ev.name) == "error" {
 		s.other(ev)
 		return
 	}
-	switch string(typ) {
-	case "content_block_start":
+	m, ok := events.Quick(ev.data)
+	if !ok {
+		m, ok = events.Read(ev.data)
+	}
+	if !ok || !m.HasIndex {
+		s.other(ev)
+		return
+	}
+	switch m.Type {
+	case events.ContentBlockStart:
 		s.blockStart(ev, m)
-	case "content_block_delta":
+	case events.ContentBlockDelta:
 		s.blockDelta(ev, m)
-	case "content_block_stop":
+	case events.ContentBlockStop:
 		s.blockStop(ev, m)
 	default:
 		s.other(ev)
@@ -180,14 +91,14 @@ func (s *SSE) indexed(ev event, m message) {
 		s.hold(ev, roleIndexed, m)
 		return
 	}
-	s.lastOut = s.writeIndexed(ev, m, m.index+s.shift)
+	s.lastOut = s.writeIndexed(ev, m, m.Index+s.shift)
 }
 
 func (s *SSE) blockStart(ev event, m message) {
 	if s.text.active {
 		s.endText(nil, message{})
 	}
-	if m.index == s.dropIdx {
+	if m.Index == s.dropIdx {
 		s.dropIdx = -1
 	}
 	first := !s.seen
@@ -195,8 +106,8 @@ func (s *SSE) blockStart(ev event, m message) {
 	var typ, text []byte
 	var name [32]byte
 	ok := false
-	if m.block != nil {
-		typ, text, s.scratch, ok = textMember(m.block, "text", s.scratch)
+	if m.Block != nil {
+		typ, text, s.scratch, ok = textMember(m.Block, "text", s.scratch)
 	}
 	if !ok || string(jsonscan.Name(typ, &name)) != "text" {
 		s.indexed(ev, m)
@@ -210,23 +121,18 @@ func (s *SSE) blockStart(ev event, m message) {
 
 func (s *SSE) blockDelta(ev event, m message) {
 	switch {
-	case s.text.active && m.index == s.text.orig:
-	case m.index == s.dropIdx:
+	case s.text.active && m.Index == s.text.orig:
+	case m.Index == s.dropIdx:
 		return
 	default:
 		s.indexed(ev, m)
 		return
 	}
+	d, ok := m.ReadDelta()
+	isText := ok && d.Type == events.TextDelta
 	var text []byte
-	isText, ok := false, false
-	if m.text != nil {
-		isText = true
-		text, s.scratch, ok = jsonstr.Value(s.scratch[:0], m.text)
-	} else if m.delta != nil {
-		var typ []byte
-		var name [32]byte
-		typ, text, s.scratch, ok = textMember(m.delta, "text", s.scratch)
-		isText = string(jsonscan.Name(typ, &name)) == "text_delta"
+	if isText && len(d.Field) > 0 && string(d.Field) != "null" {
+		text, s.scratch, ok = jsonstr.Value(s.scratch[:0], d.Field)
 	}
 	if ok && isText {
 		s.feed(&ev, m, text)
@@ -237,9 +143,9 @@ func (s *SSE) blockDelta(ev event, m message) {
 
 func (s *SSE) blockStop(ev event, m message) {
 	switch {
-	case s.text.active && m.index == s.text.orig:
+	case s.text.active && m.Index == s.text.orig:
 		s.endText(&ev, m)
-	case m.index == s.dropIdx:
+	case m.Index == s.dropIdx:
 	default:
 		s.indexed(ev, m)
 	}

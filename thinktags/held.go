@@ -33,7 +33,7 @@ type heldEvent struct {
 }
 
 func (h *held) add(ev event, r role, m message) {
-	e := heldEvent{role: r, hasName: ev.hasName, hasData: ev.hasData, msg: message{index: m.index, hasIndex: m.hasIndex, idx: m.idx}}
+	e := heldEvent{role: r, hasName: ev.hasName, hasData: ev.hasData, msg: message{Index: m.Index, HasIndex: m.HasIndex, IndexAt: m.IndexAt}}
 	e.name = h.put(ev.name)
 	e.data = h.put(ev.data)
 	e.raw = h.put(ev.raw)

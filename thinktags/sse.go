@@ -38,13 +38,9 @@ type SSE struct {
 	err  error // the first error of w, or errClosed
 
 	// Framing.
-	lines   eventstream.Lines
-	crEnded bool              // the '\r' that ended the last Write ended an event
-	lastOut fate              // what became of the last event, to follow it with that '\n'
-	carry   []byte            // the bytes of the event being read that came in earlier Writes
-	lineOff int               // where the line being read starts, in carry and then p
-	ev      eventstream.Event // the fields of the event being read
-	copying bool              // gave up: every byte is copied untouched
+	events  eventstream.Assembler
+	lastOut fate // what became of the last event, to follow it with a late '\n'
+	copying bool // gave up: every byte is copied untouched
 
 	// Output of the current Write: out, preceded by the span of p not yet
 	// appended to it.
@@ -102,16 +98,19 @@ func (s *SSE) Write(p []byte) (int, error) {
 		return s.copyThrough(p)
 	}
 	s.p, s.out, s.spanOpen = p, s.out[:0], false
-	i, evStart := s.lines.Chunk(p), 0
-	if i > 0 { // the '\n' of a "\r\n" the last Write cut
-		if s.crEnded {
-			s.lateLF()
-			evStart = 1
-		} else {
-			s.lineOff++ // the '\n' ends the line before
-		}
+	if s.events.Feed(p) { // the '\n' of a "\r\n" the last Write cut
+		s.lateLF()
 	}
-	s.readLines(p, i, evStart)
+	for {
+		f, ok := s.events.Next()
+		if !ok {
+			break
+		}
+		s.dispatch(event{inP: f.InChunk, start: f.Start, end: f.End, raw: f.Raw, name: f.Name, hasName: f.HasName, data: f.Data, hasData: f.HasData})
+	}
+	if s.events.Overflow() {
+		s.giveUp()
+	}
 	return s.flushOut(len(p))
 }
 
@@ -133,7 +132,7 @@ func (s *SSE) Close() error {
 	}
 	s.p, s.out, s.spanOpen = nil, s.out[:0], false
 	if !s.text.active || !s.endText(nil, message{}) {
-		s.emit(s.carry)
+		s.emit(s.events.Pending())
 	}
 	_, err := s.flushOut(0)
 	if err == nil {
@@ -141,53 +140,6 @@ func (s *SSE) Close() error {
 	}
 	s.release()
 	return err
-}
-
-// readLines reads the lines of p from i on. The event being read is carry
-// followed by p[evStart:].
-func (s *SSE) readLines(p []byte, i, evStart int) {
-	for i < len(p) {
-		end, next := s.lines.Next(p, i)
-		if end < 0 {
-			break
-		}
-		if len(s.carry)+next-evStart > maxEvent {
-			s.giveUp(p[evStart:])
-			return
-		}
-		line := p[i:end]
-		if len(s.carry) > s.lineOff {
-			// The line began in an earlier Write: make it whole in carry,
-			// which then holds the event up to here.
-			s.carry = append(s.carry, p[evStart:next]...)
-			line = s.carry[s.lineOff : len(s.carry)-(next-end)]
-			evStart = next
-		}
-		s.crEnded = s.ev.Line(s.lines.Line(line))
-		if s.crEnded {
-			s.dispatch(s.rawEvent(p, evStart, next))
-			s.carry, evStart = s.carry[:0], next
-			s.ev.Reset()
-		}
-		s.lineOff = len(s.carry) + next - evStart
-		i = next
-	}
-	if evStart < len(p) {
-		if len(s.carry)+len(p)-evStart > maxEvent {
-			s.giveUp(p[evStart:])
-			return
-		}
-		s.carry = append(s.carry, p[evStart:]...)
-	}
-}
-
-// rawEvent returns where the bytes of the event that ends at p[end] are.
-func (s *SSE) rawEvent(p []byte, start, end int) event {
-	if len(s.carry) == 0 {
-		return event{inP: true, start: start, end: end, raw: p[start:end], name: s.ev.Name, hasName: s.ev.HasName, data: s.ev.Data, hasData: s.ev.HasData}
-	}
-	s.carry = append(s.carry, p[start:end]...)
-	return event{raw: s.carry, name: s.ev.Name, hasName: s.ev.HasName, data: s.ev.Data, hasData: s.ev.HasData}
 }
 
 // lateLF places the '\n' that completes the "\r\n" ending the last event,
@@ -203,13 +155,13 @@ func (s *SSE) lateLF() {
 }
 
 // giveUp stops rewriting: the blocks the rewriter opened are closed and the
-// event being read, rest (its bytes in p) and everything after it are copied.
-func (s *SSE) giveUp(rest []byte) {
+// event being read and everything after it are copied.
+func (s *SSE) giveUp() {
 	if s.text.active {
 		s.endText(nil, message{})
 	}
-	s.emit(s.carry)
-	s.emit(rest)
+	s.emit(s.events.Pending())
+	s.emit(s.events.Rest())
 	s.copying = true
 	s.release()
 }
@@ -217,7 +169,8 @@ func (s *SSE) giveUp(rest []byte) {
 // release lets go of the buffers, which the caller may keep until the
 // response is fully copied.
 func (s *SSE) release() {
-	s.carry, s.ev, s.scratch, s.runs = nil, eventstream.Event{}, nil, nil
+	s.events.Release()
+	s.scratch, s.runs = nil, nil
 	s.held = held{}
 }
 

@@ -30,8 +30,8 @@ type textBlock struct {
 // beginText starts splitting the text block whose start is ev. The start
 // is held until the block's first text shows what comes first.
 func (s *SSE) beginText(ev event, m message, assumeOpen bool) {
-	base := m.index + s.shift
-	s.text = textBlock{active: true, orig: m.index, base: base, next: base, verbatim: true, split: NewSplitter(assumeOpen, s.left)}
+	base := m.Index + s.shift
+	s.text = textBlock{active: true, orig: m.Index, base: base, next: base, verbatim: true, split: NewSplitter(assumeOpen, s.left)}
 	s.hold(ev, roleStart, m)
 }
 
@@ -118,7 +118,7 @@ func (s *SSE) writeHeld() {
 			s.writeRaw(ev)
 			f = copied
 		case roleIndexed:
-			f = s.writeIndexed(ev, e.msg, e.msg.index+s.shift)
+			f = s.writeIndexed(ev, e.msg, e.msg.Index+s.shift)
 		case roleStart:
 			f = s.writeIndexed(ev, e.msg, t.base)
 			t.cur, t.next = textKind, t.base+1
@@ -147,7 +147,7 @@ func (s *SSE) rewriteText() {
 			s.writeRaw(ev)
 			f = copied
 		case roleIndexed:
-			f = s.writeIndexed(ev, e.msg, e.msg.index+s.shift)
+			f = s.writeIndexed(ev, e.msg, e.msg.Index+s.shift)
 		case roleTrackedOther:
 			s.switchTo(textKind)
 			f = s.writeIndexed(ev, e.msg, t.next-1)

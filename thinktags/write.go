@@ -68,7 +68,7 @@ func (s *SSE) writeRaw(ev event) {
 // writeIndexed writes a content block event with the given output index:
 // as it came when that is its own index, rewritten otherwise.
 func (s *SSE) writeIndexed(ev event, m message, index int) fate {
-	if index == m.index {
+	if index == m.Index {
 		s.writeRaw(ev)
 		return copied
 	}
@@ -79,9 +79,9 @@ func (s *SSE) writeIndexed(ev event, m message, index int) fate {
 		s.out = append(s.out, '\n')
 	}
 	data := ev.data
-	rest := data[m.idx[1]:]
+	rest := data[m.IndexAt[1]:]
 	s.out = append(s.out, "data: "...)
-	s.out = appendLines(s.out, data[:m.idx[0]])
+	s.out = appendLines(s.out, data[:m.IndexAt[0]])
 	s.out = strconv.AppendInt(s.out, int64(index), 10)
 	s.out = appendLines(s.out, rest)
 	s.out = append(s.out, "\n\n"...)

@@ -10,6 +10,11 @@ package eventstream
 // what an Assembler holds stays bounded whatever the stream sends. The
 // zero Assembler is ready. An Assembler is not safe for concurrent use.
 type Assembler struct {
+	// Stray, when set, is told the lines of the stream that are no field
+	// of the format (see IsField), which a well-formed stream never holds:
+	// a server that ends its stream with an error object written bare.
+	Stray func(line []byte)
+
 	lines Lines
 	carry []byte // the bytes of the event being read that came in earlier chunks
 	// lineOff is where the line being read starts, counted from the start
@@ -21,6 +26,7 @@ type Assembler struct {
 	// the chunk, not copied.
 	dataAt    [2]int
 	dataCount int
+	dataOff   int // where the value of its first data line is in the event's bytes
 
 	p       []byte // the chunk being read
 	i       int    // where its next line starts
@@ -43,6 +49,10 @@ type Frame struct {
 	HasName bool
 	Data    []byte
 	HasData bool
+	// DataAt is where Data is in Raw when the event has one data line
+	// (Raw[DataAt:DataAt+len(Data)] is Data), else -1: a rewriter can edit
+	// the data in place.
+	DataAt int
 }
 
 // Feed starts reading the chunk p. It reports whether p starts with the
@@ -77,12 +87,13 @@ func (a *Assembler) Next() (Frame, bool) {
 			a.over = true
 			return Frame{}, false
 		}
-		line, inChunk := p[a.i:end], true
+		line, inChunk, lineLen := p[a.i:end], true, end-a.i
 		if len(a.carry) > a.lineOff {
 			// The line began in an earlier chunk: make it whole in carry,
 			// which then holds the event up to here.
 			a.carry = append(a.carry, p[a.evStart:next]...)
 			line, inChunk = a.carry[a.lineOff:len(a.carry)-(next-end)], false
+			lineLen = len(line)
 			a.evStart = next
 		}
 		line = a.lines.Line(line)
@@ -91,7 +102,7 @@ func (a *Assembler) Next() (Frame, bool) {
 			a.crEnded = next == len(p) && p[end] == '\r'
 			return a.frame(next), true
 		}
-		a.field(line, inChunk, end)
+		a.field(line, inChunk, end, a.lineOff+lineLen)
 		a.lineOff = len(a.carry) + next - a.evStart
 	}
 	if !a.over && a.evStart < len(p) {
@@ -112,14 +123,22 @@ func (a *Assembler) Next() (Frame, bool) {
 
 // field reads one line of the event being read; inChunk says the line is
 // in the chunk, where it ends at end: its data may point into the chunk.
-func (a *Assembler) field(line []byte, inChunk bool, end int) {
+// The line ends at evEnd in the event's bytes.
+func (a *Assembler) field(line []byte, inChunk bool, end, evEnd int) {
 	field, value, comment := Field(line)
 	if comment {
+		return
+	}
+	if a.Stray != nil && !IsField(field) {
+		a.Stray(line)
 		return
 	}
 	switch string(field) {
 	case "data":
 		a.dataCount++
+		if a.dataCount == 1 {
+			a.dataOff = evEnd - len(value)
+		}
 		if a.dataCount == 1 && inChunk {
 			a.dataAt = [2]int{end - len(value), end}
 			a.ev.HasData = true
@@ -138,7 +157,10 @@ func (a *Assembler) field(line []byte, inChunk bool, end int) {
 
 // frame returns the event that ends at p[end] and readies the next one.
 func (a *Assembler) frame(end int) Frame {
-	f := Frame{Name: a.ev.Name, HasName: a.ev.HasName, Data: a.ev.Data, HasData: a.ev.HasData}
+	f := Frame{Name: a.ev.Name, HasName: a.ev.HasName, Data: a.ev.Data, HasData: a.ev.HasData, DataAt: -1}
+	if a.dataCount == 1 {
+		f.DataAt = a.dataOff
+	}
 	if a.dataAt[1] > 0 {
 		f.Data = a.p[a.dataAt[0]:a.dataAt[1]]
 	}
@@ -152,6 +174,25 @@ func (a *Assembler) frame(end int) Frame {
 	a.ev.Reset()
 	a.dataAt, a.dataCount = [2]int{}, 0
 	return f
+}
+
+// End ends the stream: the bytes of the event being read that no blank
+// line ended are read as the event's last line, and the event is returned
+// when it holds data, as a stream that ends without its last blank line
+// still gives its last event (the SDKs read it so).
+func (a *Assembler) End() (Frame, bool) {
+	pending := a.carry
+	a.p, a.i, a.evStart = nil, 0, 0
+	if a.over || len(pending) == 0 {
+		return Frame{}, false
+	}
+	if line := pending[a.lineOff:]; len(line) > 0 {
+		a.field(a.lines.Line(line), false, 0, a.lineOff+len(line))
+	}
+	if !a.ev.HasData {
+		return Frame{}, false
+	}
+	return a.frame(0), true
 }
 
 // Overflow reports whether the event being read passed MaxEvent: the

@@ -30,6 +30,9 @@ func assembled(t testing.TB, chunks [][]byte) (events []string, rest string) {
 			if f.InChunk && !bytes.Equal(f.Raw, c[f.Start:f.End]) {
 				t.Fatalf("Raw %q is not the chunk's [%d:%d]", f.Raw, f.Start, f.End)
 			}
+			if f.DataAt >= 0 && !bytes.Equal(f.Raw[f.DataAt:f.DataAt+len(f.Data)], f.Data) {
+				t.Fatalf("Data %q is not at %d of %q", f.Data, f.DataAt, f.Raw)
+			}
 			name, data := "-", "-"
 			if f.HasName {
 				name = string(f.Name)

@@ -2,7 +2,8 @@ package eventstream
 
 import "bytes"
 
-// MaxEvent bounds one event of a stream, its lines and its data: past it a
+// MaxEvent bounds the bytes of one event of a stream, from its first line
+// to the blank line that ends it (see Assembler): past it a
 // reader gives the stream up (the observer stops following it, the
 // rewriters copy the rest untouched, the translator ends it with an error
 // event), so that what it holds stays bounded whatever the upstream sends.
