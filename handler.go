@@ -79,7 +79,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		before = w.Header().Clone()
 	}
 	ow, err := h.forward(w, r, next, t, repl, plan, backend, ep, retry)
-	defer ow.drop()
+	defer ow.releaseAll()
 	if err != nil || !retry {
 		return err
 	}
@@ -109,7 +109,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	publish(w, repl, replay)
 	w.Header().Add(WarningHeader, "thinking_retried")
 	rw, err := h.forward(w, r, next, t, repl, replay, backend, ep, false)
-	defer rw.drop()
+	defer rw.releaseAll()
 	if err == nil && rw.status >= 200 && rw.status < 300 {
 		// What the refusal said of the model was the server's: the replay
 		// that went without it succeeded.
@@ -136,7 +136,7 @@ func (h *Handler) forward(w http.ResponseWriter, r *http.Request, next caddyhttp
 	plan policy.Plan, backend string, ep messagesapi.Endpoint, hold bool) (*observer, error) {
 	ow := h.newObserver(w, t, repl, backend, plan, ep == messagesapi.Messages, hold)
 	completed := false
-	defer func() { ow.finish(!completed) }()
+	defer func() { ow.end(!completed) }()
 	err := next.ServeHTTP(ow, r)
 	completed = err == nil
 	return ow, err

@@ -159,7 +159,7 @@ func (o *observer) Write(p []byte) (int, error) {
 			return len(p), nil
 		}
 		o.unobserved("400 answer", err)
-		if err := o.release(); err != nil {
+		if err := o.sendHeld(); err != nil {
 			return 0, err
 		}
 	}
@@ -169,19 +169,19 @@ func (o *observer) Write(p []byte) (int, error) {
 	case o.head != nil:
 		return o.writeRewritten(p)
 	}
-	return o.pass(p)
+	return o.relay(p)
 }
 
-// pass shows p to the observer, then writes it to the client.
-func (o *observer) pass(p []byte) (int, error) {
+// relay shows p to the readers of the answer, then writes it to the client.
+func (o *observer) relay(p []byte) (int, error) {
 	if o.sse != nil || o.answer != nil {
 		o.observe(p)
 	}
-	return o.send(p)
+	return o.toClient(p)
 }
 
-// send writes p to the client.
-func (o *observer) send(p []byte) (int, error) {
+// toClient writes p to the client.
+func (o *observer) toClient(p []byte) (int, error) {
 	n, err := o.ResponseWriter.Write(p)
 	if err != nil {
 		o.failed = true
@@ -192,14 +192,14 @@ func (o *observer) send(p []byte) (int, error) {
 // observe feeds p to the observer. It must never break the response: a
 // panic here is a bug in observation, so observation stops.
 func (o *observer) observe(p []byte) {
-	defer guard.Recover(o.h.logger, "handler", o.backend, o.stop)
+	defer guard.Recover(o.h.logger, "handler", o.backend, o.stopObserving)
 	if o.sse != nil {
 		o.sse.Write(p)
 		return
 	}
 	if err := o.answer.Append(p); err != nil {
 		o.unobserved("answer", err)
-		o.dropAnswer()
+		o.releaseAnswer()
 		return
 	}
 	if o.remaining >= 0 {
@@ -210,22 +210,23 @@ func (o *observer) observe(p []byte) {
 	}
 }
 
-// stop ends the observation of the response.
-func (o *observer) stop() {
+// stopObserving ends the reading of the answer: a panic there (a bug)
+// stops it, the answer goes on to the client.
+func (o *observer) stopObserving() {
 	o.sse = nil
-	o.dropAnswer()
+	o.releaseAnswer()
 }
 
-// dropAnswer stops holding the JSON answer and gives its memory back.
-func (o *observer) dropAnswer() {
+// releaseAnswer stops holding the JSON answer and gives its memory back.
+func (o *observer) releaseAnswer() {
 	o.answer.Release()
 	o.answer, o.whole = nil, false
 }
 
-// drop gives back the memory of everything held, when the response is
+// releaseAll gives back the memory of everything held, when the response is
 // done with; the handler defers it.
-func (o *observer) drop() {
-	o.dropAnswer()
+func (o *observer) releaseAll() {
+	o.releaseAnswer()
 	o.held.Release()
 	o.held = nil
 }
@@ -251,20 +252,20 @@ func (o *observer) unobserved(what string, err error) {
 	o.h.logger.Debug("thinking.unobserved_response", zap.String("reason", what+": "+err.Error()), zap.String("backend", o.backend))
 }
 
-// finish ends the observation when the handler returns; aborted is true
+// end ends the observation when the handler returns; aborted is true
 // when the response did not complete (an error or a panic upstream).
-func (o *observer) finish(aborted bool) {
+func (o *observer) end(aborted bool) {
 	defer func() {
-		o.dropAnswer()
+		o.releaseAnswer()
 		if aborted {
-			o.drop()
+			o.releaseAll()
 		}
 	}()
-	defer guard.Recover(o.h.logger, "handler", o.backend, o.stop)
+	defer guard.Recover(o.h.logger, "handler", o.backend, o.stopObserving)
 	aborted = aborted || o.failed
 	switch {
 	case o.whole && !aborted:
-		o.releaseWhole()
+		o.sendWhole()
 	case o.head != nil && !aborted:
 		o.closeRewriters()
 	}
@@ -284,7 +285,7 @@ func (o *observer) registerJSON() {
 		return
 	}
 	o.registered = true
-	defer o.dropAnswer()
+	defer o.releaseAnswer()
 	body, err := decodedAnswer(o.answer, o.encoding, o.h.MaxResponseSize)
 	if err != nil {
 		o.unobserved("answer", err)
@@ -365,11 +366,11 @@ func (o *observer) refusal() (string, bool, error) {
 			return msg, true, nil
 		}
 	}
-	return "", false, o.release()
+	return "", false, o.sendHeld()
 }
 
-// release writes the response held back to the client and stops holding.
-func (o *observer) release() error {
+// sendHeld writes the refusal held back to the client and stops holding it.
+func (o *observer) sendHeld() error {
 	held := o.held
 	o.held = nil
 	defer held.Release()

@@ -59,7 +59,7 @@ func (o *observer) rewriteAnswer(mediaType string) {
 	renames := h.renamesModel() && o.requested != ""
 	switch mediaType {
 	case messagesapi.EventStream:
-		var w io.Writer = passWriter{o}
+		var w io.Writer = relayWriter{o}
 		if h.readsTags() {
 			o.tags = thinktags.NewSSE(w, h.tagOptions(o.backend))
 			w = o.tags
@@ -76,11 +76,11 @@ func (o *observer) rewriteAnswer(mediaType string) {
 	}
 }
 
-// passWriter is the end of the rewriters: what they write is observed and
+// relayWriter is the end of the rewriters: what they write is observed and
 // sent to the client.
-type passWriter struct{ o *observer }
+type relayWriter struct{ o *observer }
 
-func (w passWriter) Write(p []byte) (int, error) { return w.o.pass(p) }
+func (w relayWriter) Write(p []byte) (int, error) { return w.o.relay(p) }
 
 // writeRewritten sends p through the stream's rewriters. A panic there (a
 // bug) is logged and the rest of the answer passes as it comes.
@@ -111,15 +111,15 @@ func (o *observer) holdWhole(p []byte) bool {
 	}
 	o.unobserved("answer to rewrite", err)
 	o.ResponseWriter.WriteHeader(http.StatusOK) // with the upstream's own length, if any
-	o.send(o.answer.Bytes())
-	o.dropAnswer()
+	o.toClient(o.answer.Bytes())
+	o.releaseAnswer()
 	return false
 }
 
-// releaseWhole sends the held JSON answer, rewritten, with its header and
+// sendWhole sends the held JSON answer, rewritten, with its header and
 // its new length. Its blocks register before the client has them, as for
 // an answer passed as it came.
-func (o *observer) releaseWhole() {
+func (o *observer) sendWhole() {
 	body, done := o.rewriteJSON(o.answer.Bytes())
 	defer done()
 	o.whole = false
@@ -127,7 +127,7 @@ func (o *observer) releaseWhole() {
 	o.ResponseWriter.WriteHeader(http.StatusOK)
 	o.registered = true
 	o.registerBody(body)
-	o.send(body)
+	o.toClient(body)
 }
 
 // rewriteJSON returns the rewritten JSON answer, and a function that gives
