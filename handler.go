@@ -51,12 +51,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	t := h.budget.Ticket(r.Context(), time.Duration(h.MemoryWait))
 	in, err := budget.ReadBody(r, h.MaxBodySize, t)
 	if err != nil {
-		return h.refuseBody(w, r.Body, t, err)
+		return h.turnAway(w, r.Body, t, err)
 	}
 	defer in.Close()
 	out, err := budget.CopyRoom(t, len(in.Bytes()))
 	if err != nil {
-		return h.refuseBody(w, nil, t, err)
+		return h.turnAway(w, nil, t, err)
 	}
 	defer out.Close()
 	req := policy.Request{Body: in.Bytes(), Header: r.Header, Backend: backend, ReadOnly: ep != messagesapi.Messages, Out: out.Room()}
@@ -64,8 +64,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	// req stays for a replay: out's memory must not stay reachable through
 	// it once out lets go of it, or Go could never collect it.
 	req.Out = nil
-	if refused(plan.Passthrough) {
-		return h.refuseBody(w, nil, t, plan.Passthrough)
+	if turnedAway(plan.Passthrough) {
+		return h.turnAway(w, nil, t, plan.Passthrough)
 	}
 	r = setBody(r, t, plan, in, out)
 	publish(w, repl, plan)
@@ -97,13 +97,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	restoreHeader(w.Header(), before)
 	replayOut, err := budget.CopyRoom(t, len(in.Bytes()))
 	if err != nil {
-		return h.refuseBody(w, nil, t, err)
+		return h.turnAway(w, nil, t, err)
 	}
 	defer replayOut.Close()
 	req.Out = replayOut.Room()
 	replay := h.plan(req, &policy.Refusal{Backend: refuser, Message: msg, Sent: plan.Body, Header: r.Header}, t)
-	if refused(replay.Passthrough) {
-		return h.refuseBody(w, nil, t, replay.Passthrough)
+	if turnedAway(replay.Passthrough) {
+		return h.turnAway(w, nil, t, replay.Passthrough)
 	}
 	r = setBody(replayRequest(r), t, replay, in, replayOut)
 	publish(w, repl, replay)
@@ -194,7 +194,7 @@ var errInternal = errors.New("llm_thinking internal error")
 
 // logPlan writes the log events of one planned request.
 func (h *Handler) logPlan(plan policy.Plan, backend string) {
-	if plan.Passthrough != nil && !refused(plan.Passthrough) {
+	if plan.Passthrough != nil && !turnedAway(plan.Passthrough) {
 		h.logger.Debug("thinking.passthrough", zap.String("reason", "body is not an editable Messages request"), zap.Error(plan.Passthrough))
 	}
 	if plan.Switched {

@@ -54,9 +54,10 @@ func (m *structureMeter) release() {
 	}
 }
 
-// refused reports whether a plan's Passthrough refuses the request rather
-// than passing its body on: its structure was too large, or found no room.
-func refused(err error) bool {
+// turnedAway reports whether a plan's Passthrough turns the request away
+// (see turnAway) rather than passing its body on: its structure was too
+// large, or found no room.
+func turnedAway(err error) bool {
 	return errors.Is(err, errTooManyParts) || errors.Is(err, budget.ErrOverloaded) ||
 		errors.Is(err, budget.ErrGaveWay) || errors.Is(err, budget.ErrBeyondBudget)
 }

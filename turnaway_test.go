@@ -28,7 +28,7 @@ func TestRefuseBodyWritesTheAnthropicEnvelope(t *testing.T) {
 			`{"type":"error","error":{"type":"request_too_large","message":"Request holds more messages and content blocks than llm_thinking reads in a body of its size (their structure may take twice the body's bytes and 1 MiB)."}}`},
 	} {
 		w := httptest.NewRecorder()
-		if err := h.refuseBody(w, nil, tk, c.err); err != nil {
+		if err := h.turnAway(w, nil, tk, c.err); err != nil {
 			t.Fatal(err)
 		}
 		if w.Code != c.status || w.Body.String() != c.body || w.Header().Get("Content-Type") != "application/json" {

@@ -15,6 +15,10 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 )
 
+// A request llm_thinking cannot hold is turned away: it answers it itself,
+// and nothing goes upstream. (A refusal, in this module, is a backend's:
+// see policy.Refusal.)
+//
 // The Anthropic error envelopes of the answers llm_thinking gives itself,
 // so that clients show and handle them as they do the API's own: a 413
 // for a body too large, a 529 overloaded_error, which Claude Code and the
@@ -29,11 +33,11 @@ const (
 	tooLargeLogEvent   = "thinking.request_too_large"
 )
 
-// refuseBody answers a request whose body could not be read or held, or
+// turnAway answers a request whose body could not be read or held, or
 // for which no room came: 413 for a body too large, 529 for no room, 400
 // for a body the client did not send whole. rest is what is left of the
 // body the client sends, nil when it was read whole.
-func (h *Handler) refuseBody(w http.ResponseWriter, rest io.Reader, t *budget.Ticket, err error) error {
+func (h *Handler) turnAway(w http.ResponseWriter, rest io.Reader, t *budget.Ticket, err error) error {
 	switch {
 	case errors.Is(err, errTooManyParts):
 		h.logger.Info(tooLargeLogEvent, zap.Error(err))
@@ -69,10 +73,10 @@ func (h *Handler) overloaded(w http.ResponseWriter, rest io.Reader, t *budget.Ti
 	return writeError(w, statusOverloaded, overloadedBody, drained)
 }
 
-// dropTimeout bounds how long the rest of a refused body is read.
+// dropTimeout bounds how long the rest of a body turned away is read.
 const dropTimeout = 30 * time.Second
 
-// dropRest reads what is left of a refused request's body and drops it, in a
+// dropRest reads what is left of the body of a request turned away and drops it, in a
 // small buffer that takes nothing from the budget, at most limit bytes and
 // dropTimeout; it reports whether it read the body to its end.
 func dropRest(w http.ResponseWriter, rest io.Reader, limit int64) bool {
