@@ -5,7 +5,7 @@
 // (Observe), and confirmed when a later request replays it (Admit). The
 // lifecycle is kept per thread: the requests of one scope (a session, a
 // subagent, or the global scope of clients that name neither) that continue
-// each other's history, as package policy recognizes them. A thread holds
+// each other's history, as package threads recognizes them. A thread holds
 // the blocks its latest request replayed; a block that no thread holds any
 // more is released: it stays known, but is the first to be forgotten when
 // the registry needs room. A thread never releases a block because another

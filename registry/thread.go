@@ -3,7 +3,7 @@ package registry
 import "github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 
 // ThreadID names a thread: the requests of one scope that continue each
-// other's history (package policy recognizes them from their bodies). The
+// other's history (package threads recognizes them from their bodies). The
 // blocks a thread replays are held by it, whatever other threads of its
 // scope send, so conversations that share a scope never release each
 // other's blocks. 0 is no thread.
