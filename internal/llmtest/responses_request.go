@@ -83,7 +83,7 @@ func parseRespRequest(body []byte) (*respRequest, *respErr) {
 		req.store = new(bool)
 		json.Unmarshal(top.m["store"], req.store)
 	}
-	for _, read := range []func(*respRequest, object) *respErr{readReasoning, readInclude, readTools, readSettings, readInput} {
+	for _, read := range []func(*respRequest, object) *respErr{readMaxOutputTokens, readReasoning, readInclude, readTools, readSettings, readInput} {
 		if e := read(req, top); e != nil {
 			return nil, e
 		}
@@ -278,6 +278,9 @@ func readItem(raw json.RawMessage, path string) (respItem, *respErr) {
 		if k := kindOf(o.m["output"]); k != "a string" && k != "an array" {
 			return it, invalidType(o.at("output"), "one of a string or array of objects", o.m["output"])
 		}
+		if e := readOutputParts(o); e != nil {
+			return it, e
+		}
 	case "reasoning":
 		// A reasoning item's status is output only: sent back, even null,
 		// it is an unknown parameter (openai/openai-agents-python#3026).
@@ -395,7 +398,7 @@ func readPart(raw json.RawMessage, path string, assistant bool) (string, *respEr
 	members := map[string][]string{
 		"input_text":  {"type", "text"},
 		"input_image": {"type", "image_url", "file_id", "detail"},
-		"input_file":  {"type", "file_id", "file_data", "file_url", "filename"},
+		"input_file":  {"type", "file_id", "file_data", "file_url", "filename", "detail"},
 		"output_text": {"type", "text", "annotations", "logprobs"},
 		"refusal":     {"type", "refusal"},
 	}
@@ -431,6 +434,8 @@ func readPart(raw json.RawMessage, path string, assistant bool) (string, *respEr
 		if d, _ := p.str("detail", false); !oneOf(d, "", "low", "high", "auto") {
 			return "", invalidValue(p.at("detail"), d, "low", "high", "auto")
 		}
+	case "input_file":
+		return "", readFilePart(p, path)
 	}
 	return "", nil
 }
