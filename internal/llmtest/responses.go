@@ -20,18 +20,18 @@ import (
 // function_call_output for no call, a call without its output; a wrong
 // key or model; a max_output_tokens below 16; a reasoning summary for an
 // organization that is not verified (see UnverifyOrganization); an output
-// part or a file part the API does not read. Requests with "store" true or missing are refused too: the
-// mock models the stateless use only.
+// part or a file part the API does not read. Requests with "store" true
+// or missing are refused too: the mock models the stateless use only.
 //
 // Every answer is a reasoning item, then a message or function calls.
 // Replies are scripted: "[tool]" in the last user text asks for a Bash
 // call ("[parallel]" for two; "[read <path>]" a call of Claude Code's Read
-// tool on path, when it is offered), anything else, and the turn after a
-// function_call_output, gets "{name} answer {n}."; the reasoning item's
-// summary is "{name} thinks #{n}." when reasoning.summary is set, and it
-// carries encrypted_content when include asks for
-// "reasoning.encrypted_content" (without it the API leaves the field out,
-// and so does the mock). It is safe for concurrent use.
+// tool on path, when it is offered; no call with tool_choice "none"),
+// anything else, and the turn after a function_call_output, gets "{name}
+// answer {n}."; the reasoning item's summary is "{name} thinks #{n}." when
+// reasoning.summary is set, and it carries encrypted_content when include
+// asks for "reasoning.encrypted_content" (without it the API leaves the
+// field out, and so does the mock). It is safe for concurrent use.
 type ResponsesUpstream struct {
 	mock
 	name string

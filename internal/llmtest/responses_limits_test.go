@@ -124,3 +124,13 @@ func TestResponsesScriptsARead(t *testing.T) {
 		t.Fatalf("without Read: %+v", items)
 	}
 }
+
+// TestResponsesToolChoiceNone: with tool_choice "none" the model calls no
+// tool, whatever the user asks.
+func TestResponsesToolChoiceNone(t *testing.T) {
+	u := newResponses(t, "oa")
+	_, items := mustAnswer(t)(post(t, u, "k", respBody(map[string]any{"tool_choice": "none"}, userSays("[tool] go"))))
+	if len(items) != 2 || items[1].Type != "message" {
+		t.Fatalf("answer %+v", items)
+	}
+}

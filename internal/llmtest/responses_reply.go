@@ -39,12 +39,12 @@ func (u *ResponsesUpstream) compose(req *respRequest, n int, org string) *respon
 	}
 	tool := ""
 	for _, name := range req.tools {
-		if tool == "" || name == "Bash" {
+		if !req.none && (tool == "" || name == "Bash") {
 			tool = name
 		}
 	}
 	last := req.items[len(req.items)-1]
-	if path, ok := readAsked(last, req.tools); ok {
+	if path, ok := readAsked(last, req.tools); ok && !req.none {
 		args, _ := json.Marshal(map[string]string{"file_path": path})
 		r.calls = []respCall{{id: fmt.Sprintf("fc_%s_%d_0", u.name, n), callID: fmt.Sprintf("call_%s_%d_0", u.name, n), name: "Read", arguments: string(args)}}
 	} else if last.kind == "message" && last.role == "user" && strings.Contains(last.text, "[tool]") && tool != "" {

@@ -19,6 +19,7 @@ type respRequest struct {
 	encrypt bool // include asks for reasoning.encrypted_content
 	summary string
 	tools   []string // the function tools' names
+	none    bool     // tool_choice "none": the model calls no tool
 	items   []respItem
 	echo    object // the request, for the parameters the response repeats
 }
@@ -168,7 +169,7 @@ func readTools(req *respRequest, top object) *respErr {
 
 // readSettings checks the members of text and stream_options, and the
 // values of truncation and tool_choice.
-func readSettings(_ *respRequest, top object) *respErr {
+func readSettings(req *respRequest, top object) *respErr {
 	for _, o := range []struct {
 		name  string
 		known []string
@@ -198,6 +199,7 @@ func readSettings(_ *respRequest, top object) *respErr {
 	if !oneOf(choice, "none", "auto", "required") {
 		return invalidValue("tool_choice", choice, "none", "auto", "required")
 	}
+	req.none = choice == "none"
 	return nil
 }
 
