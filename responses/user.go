@@ -44,7 +44,7 @@ func (w *requestWriter) user(content jsonscan.Value) {
 			}
 		} else if inputPart(b) != noPart {
 			m.part()
-			w.inputPart(b)
+			w.writePart(b)
 		}
 	}
 	m.close()
@@ -131,7 +131,7 @@ func (w *requestWriter) outputParts(content jsonscan.Value, isError bool) {
 			w.Raw(`{"type":"input_text","text":"Error:"},`)
 			fallthrough
 		default:
-			w.inputPart(c)
+			w.writePart(c)
 		}
 		isError = false
 	}
@@ -198,8 +198,8 @@ func inputPart(b jsonscan.Value) part {
 	return noPart
 }
 
-// inputPart writes block b as the part inputPart says it is.
-func (w *requestWriter) inputPart(b jsonscan.Value) {
+// writePart writes block b as the part inputPart says it is.
+func (w *requestWriter) writePart(b jsonscan.Value) {
 	src := b.Get("source")
 	switch inputPart(b) {
 	case textPart:
