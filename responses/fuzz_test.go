@@ -91,6 +91,7 @@ func FuzzStream(f *testing.F) {
 // the room it asked for, or an error.
 func FuzzTranslateRequest(f *testing.F) {
 	f.Add(`{"model":"m","system":"s","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"thinking","thinking":"","signature":"llmthinking.v1.reasoning.responses.tAAAAAAAAAAAAAAAAAAAAAA.4.rs_1.s.x"},{"type":"text","text":"t"},{"type":"tool_use","id":"call_1","name":"n","input":{"a":1}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1","content":[{"type":"text","text":"r"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA"}}]},{"type":"tool_result","tool_use_id":"zz","content":"o"}]}],"tools":[{"name":"n","input_schema":{"type":"object"}}],"tool_choice":{"type":"tool","name":"n"},"thinking":{"type":"enabled","budget_tokens":3000},"max_tokens":9}`)
+	f.Add(`{"model":"m","messages":[{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Read","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","is_error":true,"content":[{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBE"}},{"type":"document","source":{"type":"content","content":[{"type":"text","text":"a"}]}},{"type":"document","source":{"type":"url","url":"https://x"}},{"type":"image","source":{"type":"file","file_id":"f"}},{"type":"text","text":"t"}]}]}],"max_tokens":1}`)
 	f.Fuzz(func(t *testing.T, body string) {
 		var last []byte
 		grow := func(p []byte, n int) ([]byte, error) {

@@ -33,11 +33,11 @@ func readMembers(root jsonscan.Value) requestMembers {
 // function_call_output), each reasoning item a thinking block's envelope
 // carries back in its place, before the item it led to; tools become
 // function tools (strict off, schemas as given), tool_choice and
-// disable_parallel_tool_use the same, max_tokens max_output_tokens, the
-// thinking config reasoning (effort and summary, the encrypted content
-// included), output_config's format text.format. Nothing only the Messages
-// API defines is forwarded, nor temperature or top_p, which reasoning
-// models refuse.
+// disable_parallel_tool_use the same, max_tokens max_output_tokens (no
+// fewer than MinOutputTokens), the thinking config reasoning (effort and
+// summary, the encrypted content included), output_config's format
+// text.format. Nothing only the Messages API defines is forwarded, nor
+// temperature or top_p, which reasoning models refuse.
 func TranslateRequest(body []byte, opts RequestOptions) (t Translated, err error) {
 	if !jsonscan.Valid(body) {
 		return Translated{}, ErrNotMessages
@@ -128,13 +128,22 @@ func (w *requestWriter) next() {
 	w.n++
 }
 
-// maxOutputTokens writes max_tokens as max_output_tokens, capped.
+// MinOutputTokens is the least max_output_tokens the Responses API takes
+// ("Invalid 'max_output_tokens': integer below minimum value. Expected a
+// value >= 16, but got 1 instead.").
+const MinOutputTokens = 16
+
+// maxOutputTokens writes max_tokens as max_output_tokens, capped, and
+// raised to the API's least: Claude Code asks for max_tokens 1 to check
+// its quota, warm up and test a key, which the Messages API takes and the
+// Responses API refuses.
 func (w *requestWriter) maxOutputTokens(v jsonscan.Value) {
 	n := v.Int()
 	if c := int64(w.opts.MaxTokens); c > 0 && (n <= 0 || n > c) {
 		n = c
 	}
 	if n > 0 {
+		n = max(n, MinOutputTokens)
 		w.Raw(`,"max_output_tokens":`)
 		w.Raw(strconv.FormatInt(n, 10))
 	}

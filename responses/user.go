@@ -10,8 +10,8 @@ import (
 // user writes a user message: the outputs of the last assistant message's
 // function calls first (each call must have one: those the message does
 // not answer get a placeholder), then a user message item with the
-// results of no call the upstream saw, as text, the message's text,
-// images and documents, and the images of its tool results.
+// results of no call the upstream saw, as text, and the message's text,
+// images and documents.
 func (w *requestWriter) user(content jsonscan.Value) {
 	m := userMessage{w: w}
 	if content.Kind() == jsonscan.String {
@@ -33,22 +33,18 @@ func (w *requestWriter) user(content jsonscan.Value) {
 		w.orphans.Write(&w.Writer, content)
 		w.Raw(`"}`)
 	}
-	var name [32]byte
-	for b := range w.orphans.Parts(content) {
-		switch string(b.Get("type").Name(&name)) {
-		case "text":
+	// The tool results went before, media and all (see output).
+	for b := range content.Elements() {
+		if b.Get("type").Is("text") {
 			if t := b.Get("text"); len(t) > 2 {
 				m.part()
 				w.Raw(`{"type":"input_text","text":`)
 				w.Str(t)
 				w.Raw("}")
 			}
-		case "image":
+		} else if inputPart(b) != noPart {
 			m.part()
-			w.image(b)
-		case "document":
-			m.part()
-			w.document(b)
+			w.writePart(b)
 		}
 	}
 	m.close()
@@ -77,17 +73,68 @@ func (m *userMessage) close() {
 }
 
 // output writes the function_call_output of a tool result: its text, an
-// error said so.
+// error said so; a result with images or documents (Claude Code's Read of
+// an image or a PDF) as the array of parts the API takes there, its text,
+// images and documents in their order.
 func (w *requestWriter) output(b jsonscan.Value) {
 	w.next()
 	w.Raw(`{"type":"function_call_output","call_id":`)
 	w.callID(toolcall.IDOf(b.Get("tool_use_id")))
+	content := b.Get("content")
+	if hasMedia(content) {
+		w.Raw(`,"output":[`)
+		w.outputParts(content, b.Get("is_error").Bool())
+		w.Raw(`]}`)
+		return
+	}
 	w.Raw(`,"output":"`)
 	if b.Get("is_error").Bool() {
 		w.Raw("Error: ")
 	}
 	messagesapi.WriteToolResult(&w.Writer, b)
 	w.Raw(`"}`)
+}
+
+// hasMedia reports whether a tool result's content holds an image or a
+// document that goes as a part.
+func hasMedia(content jsonscan.Value) bool {
+	for c := range content.Elements() {
+		if k := inputPart(c); k != noPart && k != textPart {
+			return true
+		}
+	}
+	return false
+}
+
+// outputParts writes a tool result's text, images and documents as input
+// parts; an error is said so before the first.
+func (w *requestWriter) outputParts(content jsonscan.Value, isError bool) {
+	n := 0
+	for c := range content.Elements() {
+		k := inputPart(c)
+		if k == noPart {
+			continue
+		}
+		if n > 0 {
+			w.Raw(",")
+		}
+		n++
+		switch {
+		case k == textPart:
+			w.Raw(`{"type":"input_text","text":"`)
+			if isError {
+				w.Raw("Error: ")
+			}
+			w.StrContent(c.Get("text"))
+			w.Raw(`"}`)
+		case isError:
+			w.Raw(`{"type":"input_text","text":"Error:"},`)
+			fallthrough
+		default:
+			w.writePart(c)
+		}
+		isError = false
+	}
 }
 
 // outputsPending writes a placeholder output for each call still waiting
@@ -108,42 +155,114 @@ func (w *requestWriter) callID(lit jsonscan.Value) {
 	w.Quote(callIDOf(id))
 }
 
-// image writes an image block as an input_image: a data URL from base64,
-// or its URL.
-func (w *requestWriter) image(b jsonscan.Value) {
+// A part is how a content block goes as an input part, if at all.
+type part int
+
+const (
+	noPart    part = iota
+	textPart       // a text block: input_text
+	imagePart      // an image from base64 or a URL: input_image
+	filePart       // a PDF from base64 or a URL: input_file
+	docText        // a document of plain text or of content: input_text
+)
+
+// inputPart says how block b goes as an input part. A source the API has
+// no form for (a file of Anthropic's Files API) goes nowhere.
+func inputPart(b jsonscan.Value) part {
+	var name [32]byte
 	src := b.Get("source")
-	w.Raw(`{"type":"input_image","image_url":`)
-	if src.Get("type").Is("base64") {
-		w.Raw(`"data:`)
-		w.StrContent(src.Get("media_type"))
-		w.Raw(`;base64,`)
-		w.StrContent(src.Get("data"))
-		w.Raw(`"}`)
-		return
+	switch string(b.Get("type").Name(&name)) {
+	case "text":
+		return textPart
+	case "image":
+		switch string(src.Get("type").Name(&name)) {
+		case "base64":
+			return imagePart
+		case "url":
+			if src.Get("url").Kind() == jsonscan.String {
+				return imagePart
+			}
+		}
+	case "document":
+		switch string(src.Get("type").Name(&name)) {
+		case "base64":
+			return filePart
+		case "url":
+			if src.Get("url").Kind() == jsonscan.String {
+				return filePart
+			}
+		case "text", "content":
+			return docText
+		}
 	}
-	w.Str(src.Get("url"))
-	w.Raw("}")
+	return noPart
 }
 
-// document writes a document block: a PDF as an input_file (a data URL
-// from base64, or its URL), plain text as input_text.
-func (w *requestWriter) document(b jsonscan.Value) {
+// writePart writes block b as the part inputPart says it is.
+func (w *requestWriter) writePart(b jsonscan.Value) {
 	src := b.Get("source")
-	var typ [32]byte
-	switch string(src.Get("type").Name(&typ)) {
-	case "base64":
-		w.Raw(`{"type":"input_file","filename":"document.pdf","file_data":"data:`)
-		w.StrContent(src.Get("media_type"))
-		w.Raw(`;base64,`)
-		w.StrContent(src.Get("data"))
-		w.Raw(`"}`)
-	case "text":
+	switch inputPart(b) {
+	case textPart:
 		w.Raw(`{"type":"input_text","text":`)
-		w.Str(src.Get("data"))
+		w.Str(b.Get("text"))
 		w.Raw("}")
-	default:
-		w.Raw(`{"type":"input_file","file_url":`)
+	case imagePart:
+		w.Raw(`{"type":"input_image","image_url":`)
+		w.mediaURL(src)
+		w.Raw("}")
+	case filePart:
+		if src.Get("type").Is("base64") {
+			// The API wants a filename with inline data, and reads the
+			// type from the data URL.
+			w.Raw(`{"type":"input_file","filename":"document.pdf","file_data":`)
+		} else {
+			w.Raw(`{"type":"input_file","file_url":`)
+		}
+		w.mediaURL(src)
+		w.Raw("}")
+	case docText:
+		w.Raw(`{"type":"input_text","text":"`)
+		w.documentText(src)
+		w.Raw(`"}`)
+	}
+}
+
+// mediaURL writes the URL of a base64 or URL source: a data URL, or the
+// URL.
+func (w *requestWriter) mediaURL(src jsonscan.Value) {
+	if !src.Get("type").Is("base64") {
 		w.Str(src.Get("url"))
-		w.Raw("}")
+		return
+	}
+	w.Raw(`"data:`)
+	w.StrContent(src.Get("media_type"))
+	w.Raw(`;base64,`)
+	w.StrContent(src.Get("data"))
+	w.Raw(`"`)
+}
+
+// documentText writes, escaped, the text of a plain-text document (its
+// data) or of a content document (its content, a string or text blocks
+// joined by blank lines).
+func (w *requestWriter) documentText(src jsonscan.Value) {
+	if src.Get("type").Is("text") {
+		w.StrContent(src.Get("data"))
+		return
+	}
+	c := src.Get("content")
+	if c.Kind() == jsonscan.String {
+		w.StrContent(c)
+		return
+	}
+	first := true
+	for p := range c.Elements() {
+		if !p.Get("type").Is("text") {
+			continue
+		}
+		if !first {
+			w.Raw(`\n\n`)
+		}
+		first = false
+		w.StrContent(p.Get("text"))
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/envelope"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/handoff"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/responses"
 )
 
@@ -45,10 +46,15 @@ type Responses struct {
 
 	// ReasoningSummary is the summary asked for when a request thinks:
 	// auto (default), concise, detailed, or none (thinking blocks then
-	// have no text).
+	// have no text; the reasoning is still carried, encrypted). An
+	// organization OpenAI has not verified is refused summaries: none
+	// avoids even the first refusal, which llm_thinking otherwise absorbs
+	// and learns (no_reasoning_summary), and a backend_profile can declare.
 	ReasoningSummary string `json:"reasoning_summary,omitempty"`
 
-	// MaxTokens, when set, caps the max_tokens a request asks for.
+	// MaxTokens, when set, caps the max_tokens a request asks for; no
+	// fewer than 16, the least max_output_tokens the API takes (a request
+	// that asks for fewer gets 16).
 	MaxTokens int `json:"max_tokens,omitempty"`
 
 	// SigningKey, when set, is the secret the envelopes of reasoning items
@@ -105,6 +111,9 @@ func (t *Responses) Validate() error {
 	if t.MaxTokens < 0 || t.MaxResponseSize < 0 {
 		return fmt.Errorf("transport responses: max_tokens and max_response_size cannot be negative")
 	}
+	if t.MaxTokens > 0 && t.MaxTokens < responses.MinOutputTokens {
+		return fmt.Errorf("transport responses: max_tokens %d: the Responses API takes no fewer than %d", t.MaxTokens, responses.MinOutputTokens)
+	}
 	switch t.ReasoningSummary {
 	case "", responses.SummaryAuto, responses.SummaryConcise, responses.SummaryDetailed, responses.SummaryNone:
 	default:
@@ -134,8 +143,15 @@ type responsesRound struct {
 func (r *responsesRound) translate(req *http.Request, body []byte, grow func([]byte, int) ([]byte, error), hold func(int) error) ([]byte, error) {
 	model, _ := r.t.Models.Map(modelOf(body))
 	r.signer = responses.NewSigner(r.t.key, req.URL.Host)
+	h := handoff.From(req.Context())
+	summary := r.t.ReasoningSummary
+	if h.Facts&registry.NoReasoningSummary != 0 {
+		// An organization that is not verified is refused any summary;
+		// the reasoning itself still comes, encrypted, and goes back.
+		summary = responses.SummaryNone
+	}
 	tr, err := responses.TranslateRequest(body, responses.RequestOptions{Model: model, Signer: r.signer,
-		Summary: r.t.ReasoningSummary, MaxTokens: r.t.MaxTokens, ThinkingOff: handoff.From(req.Context()).ThinkingOff, Grow: grow, Hold: hold})
+		Summary: summary, MaxTokens: r.t.MaxTokens, ThinkingOff: h.ThinkingOff, Grow: grow, Hold: hold})
 	translated := tr.Body
 	tr.Body = nil
 	r.tr = tr
@@ -175,8 +191,8 @@ func (r *responsesRound) answer(b []byte) ([]byte, error) {
 //	transport responses {
 //	    model <pattern> <model>     # repeatable, first match wins
 //	    api_key <key>               # placeholders allowed
-//	    reasoning_summary auto|concise|detailed|none
-//	    max_tokens <n>
+//	    reasoning_summary auto|concise|detailed|none   # none: an unverified organization
+//	    max_tokens <n>              # 16 or more
 //	    signing_key <secret>        # placeholders allowed
 //	    max_response_size <size>
 //	}

@@ -18,17 +18,20 @@ import (
 // another organization; a reasoning item not followed by the item that
 // followed it in the answer, or that item without its reasoning item; a
 // function_call_output for no call, a call without its output; a wrong
-// key or model. Requests with "store" true or missing are refused too: the
-// mock models the stateless use only.
+// key or model; a max_output_tokens below 16; a reasoning summary for an
+// organization that is not verified (see UnverifyOrganization); an output
+// part or a file part the API does not read. Requests with "store" true
+// or missing are refused too: the mock models the stateless use only.
 //
 // Every answer is a reasoning item, then a message or function calls.
 // Replies are scripted: "[tool]" in the last user text asks for a Bash
-// call ("[parallel]" for two), anything else, and the turn after a
-// function_call_output, gets "{name} answer {n}."; the reasoning item's
-// summary is "{name} thinks #{n}." when reasoning.summary is set, and it
-// carries encrypted_content when include asks for
-// "reasoning.encrypted_content" (without it the API leaves the field out,
-// and so does the mock). It is safe for concurrent use.
+// call ("[parallel]" for two; "[read <path>]" a call of Claude Code's Read
+// tool on path, when it is offered; no call with tool_choice "none"),
+// anything else, and the turn after a function_call_output, gets "{name}
+// answer {n}."; the reasoning item's summary is "{name} thinks #{n}." when
+// reasoning.summary is set, and it carries encrypted_content when include
+// asks for "reasoning.encrypted_content" (without it the API leaves the
+// field out, and so does the mock). It is safe for concurrent use.
 type ResponsesUpstream struct {
 	mock
 	name string
@@ -39,6 +42,9 @@ type ResponsesUpstream struct {
 	issued    map[string]string // reasoning item id -> organization
 	follows   map[string]string // id of the item right after a reasoning item -> that reasoning item's id
 	fault     *streamFault
+	// unverified are the organizations refused reasoning summaries (see
+	// UnverifyOrganization).
+	unverified map[string]bool
 }
 
 // streamFault is the event the next stream ends with, after n events.
@@ -51,7 +57,8 @@ type streamFault struct {
 // and texts, and its keys belong to organization "org-{name}" unless
 // SetOrganization says otherwise. Close it when done.
 func NewResponsesUpstream(name string) *ResponsesUpstream {
-	u := &ResponsesUpstream{name: name, orgs: make(map[string]string), issued: make(map[string]string), follows: make(map[string]string)}
+	u := &ResponsesUpstream{name: name, orgs: make(map[string]string), issued: make(map[string]string), follows: make(map[string]string),
+		unverified: make(map[string]bool)}
 	u.start(u.serveHTTP)
 	return u
 }

@@ -39,12 +39,15 @@ func (u *ResponsesUpstream) compose(req *respRequest, n int, org string) *respon
 	}
 	tool := ""
 	for _, name := range req.tools {
-		if tool == "" || name == "Bash" {
+		if !req.none && (tool == "" || name == "Bash") {
 			tool = name
 		}
 	}
 	last := req.items[len(req.items)-1]
-	if last.kind == "message" && last.role == "user" && strings.Contains(last.text, "[tool]") && tool != "" {
+	if path, ok := readAsked(last, req.tools); ok && !req.none {
+		args, _ := json.Marshal(map[string]string{"file_path": path})
+		r.calls = []respCall{{id: fmt.Sprintf("fc_%s_%d_0", u.name, n), callID: fmt.Sprintf("call_%s_%d_0", u.name, n), name: "Read", arguments: string(args)}}
+	} else if last.kind == "message" && last.role == "user" && strings.Contains(last.text, "[tool]") && tool != "" {
 		calls := 1
 		if strings.Contains(last.text, "[parallel]") {
 			calls = 2
@@ -66,6 +69,22 @@ func (u *ResponsesUpstream) compose(req *respRequest, n int, org string) *respon
 		r.encrypted = sealReasoning(respSealed{org: org, id: r.reasoningID, next: next})
 	}
 	return r
+}
+
+// readAsked returns the path of "[read <path>]" in the last item, a user
+// message, when the request offers a Read tool (Claude Code's).
+func readAsked(last respItem, tools []string) (string, bool) {
+	_, rest, found := strings.Cut(last.text, "[read ")
+	path, _, closed := strings.Cut(rest, "]")
+	if !found || !closed || path == "" || last.kind != "message" || last.role != "user" {
+		return "", false
+	}
+	for _, t := range tools {
+		if t == "Read" {
+			return path, true
+		}
+	}
+	return "", false
 }
 
 // reasoningItem returns the reasoning item; as a stream announces it

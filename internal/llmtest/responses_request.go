@@ -19,6 +19,7 @@ type respRequest struct {
 	encrypt bool // include asks for reasoning.encrypted_content
 	summary string
 	tools   []string // the function tools' names
+	none    bool     // tool_choice "none": the model calls no tool
 	items   []respItem
 	echo    object // the request, for the parameters the response repeats
 }
@@ -83,7 +84,7 @@ func parseRespRequest(body []byte) (*respRequest, *respErr) {
 		req.store = new(bool)
 		json.Unmarshal(top.m["store"], req.store)
 	}
-	for _, read := range []func(*respRequest, object) *respErr{readReasoning, readInclude, readTools, readSettings, readInput} {
+	for _, read := range []func(*respRequest, object) *respErr{readMaxOutputTokens, readReasoning, readInclude, readTools, readSettings, readInput} {
 		if e := read(req, top); e != nil {
 			return nil, e
 		}
@@ -168,7 +169,7 @@ func readTools(req *respRequest, top object) *respErr {
 
 // readSettings checks the members of text and stream_options, and the
 // values of truncation and tool_choice.
-func readSettings(_ *respRequest, top object) *respErr {
+func readSettings(req *respRequest, top object) *respErr {
 	for _, o := range []struct {
 		name  string
 		known []string
@@ -198,6 +199,7 @@ func readSettings(_ *respRequest, top object) *respErr {
 	if !oneOf(choice, "none", "auto", "required") {
 		return invalidValue("tool_choice", choice, "none", "auto", "required")
 	}
+	req.none = choice == "none"
 	return nil
 }
 
@@ -277,6 +279,9 @@ func readItem(raw json.RawMessage, path string) (respItem, *respErr) {
 		}
 		if k := kindOf(o.m["output"]); k != "a string" && k != "an array" {
 			return it, invalidType(o.at("output"), "one of a string or array of objects", o.m["output"])
+		}
+		if e := readOutputParts(o); e != nil {
+			return it, e
 		}
 	case "reasoning":
 		// A reasoning item's status is output only: sent back, even null,
@@ -395,7 +400,7 @@ func readPart(raw json.RawMessage, path string, assistant bool) (string, *respEr
 	members := map[string][]string{
 		"input_text":  {"type", "text"},
 		"input_image": {"type", "image_url", "file_id", "detail"},
-		"input_file":  {"type", "file_id", "file_data", "file_url", "filename"},
+		"input_file":  {"type", "file_id", "file_data", "file_url", "filename", "detail"},
 		"output_text": {"type", "text", "annotations", "logprobs"},
 		"refusal":     {"type", "refusal"},
 	}
@@ -431,6 +436,8 @@ func readPart(raw json.RawMessage, path string, assistant bool) (string, *respEr
 		if d, _ := p.str("detail", false); !oneOf(d, "", "low", "high", "auto") {
 			return "", invalidValue(p.at("detail"), d, "low", "high", "auto")
 		}
+	case "input_file":
+		return "", readFilePart(p, path)
 	}
 	return "", nil
 }

@@ -36,6 +36,9 @@ func (u *ResponsesUpstream) violation(req *respRequest, org string) *respErr {
 		return &respErr{status: http.StatusBadRequest, param: "store",
 			msg: "This mock of the Responses API models stateless use only: send \"store\": false (the API's default is true)."}
 	}
+	if e := u.summaryRefused(req, org); e != nil {
+		return e
+	}
 	called := make(map[string]bool)
 	var pending []string // calls without their output yet, in order
 	for i, it := range req.items {

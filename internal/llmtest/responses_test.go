@@ -406,6 +406,7 @@ func FuzzResponsesRequest(f *testing.F) {
 	f.Add(respBody(nil, userSays("hi")), "org-a", "rs_1", "msg_1")
 	f.Add(respBody(nil, userSays("hi"), map[string]any{"type": "reasoning", "id": "rs_1", "summary": []any{}, "encrypted_content": "gAAAAABo"}), "", "", "")
 	f.Add([]byte(`{"model":"m","input":[{"role":"assistant","content":[{"type":"output_text","text":"a"}],"id":"msg_1"}]}`), "o", "i", "n")
+	f.Add([]byte(`{"model":"m","store":false,"max_output_tokens":1,"input":[{"type":"function_call_output","call_id":"c","output":[{"type":"input_file","filename":"a.pdf","file_data":"data:application/pdf;base64,JVBE"}]}]}`), "o", "i", "n")
 	f.Fuzz(func(t *testing.T, body []byte, org, id, next string) {
 		if req, e := parseRespRequest(body); e == nil && len(req.items) == 0 {
 			t.Fatalf("accepted without items: %s", body)

@@ -109,7 +109,7 @@ func decodeRequest(body []byte) (wireRequest, error) {
 func decodeItem(raw json.RawMessage, path string, extra *[]string) (any, error) {
 	var head struct {
 		Type, Role, ID, Status string
-		Content                json.RawMessage
+		Content, Output        json.RawMessage
 	}
 	if err := json.Unmarshal(raw, &head); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
@@ -135,6 +135,9 @@ func decodeItem(raw json.RawMessage, path string, extra *[]string) (any, error) 
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	*extra = append(*extra, extraFields(reflect.ValueOf(item), path)...)
+	if head.Type == "function_call_output" {
+		return item, decodeOutputParts(head.Output, path+".output", extra)
+	}
 	var parts []json.RawMessage
 	if json.Unmarshal(head.Content, &parts) != nil || head.Type == "reasoning" {
 		return item, nil
@@ -163,6 +166,37 @@ func decodeItem(raw json.RawMessage, path string, extra *[]string) (any, error) 
 		*extra = append(*extra, extraFields(reflect.ValueOf(part), fmt.Sprintf("%s.content[%d]", path, j))...)
 	}
 	return item, nil
+}
+
+// decodeOutputParts decodes the output of a function_call_output given as
+// an array, each part into the SDK type of its variant
+// (ResponseFunctionCallOutputItemUnion's), adding what the SDK did not
+// know to extra. A string output has no parts.
+func decodeOutputParts(output json.RawMessage, path string, extra *[]string) error {
+	var parts []json.RawMessage
+	if json.Unmarshal(output, &parts) != nil {
+		return nil
+	}
+	for j, raw := range parts {
+		var p struct{ Type string }
+		json.Unmarshal(raw, &p)
+		var part any
+		switch p.Type {
+		case "input_text":
+			part = &responses.ResponseInputTextContent{}
+		case "input_image":
+			part = &responses.ResponseInputImageContent{}
+		case "input_file":
+			part = &responses.ResponseInputFileContent{}
+		default:
+			return fmt.Errorf("%s[%d]: a part of type %q", path, j, p.Type)
+		}
+		if err := json.Unmarshal(raw, part); err != nil {
+			return fmt.Errorf("%s[%d]: %v", path, j, err)
+		}
+		*extra = append(*extra, extraFields(reflect.ValueOf(part), fmt.Sprintf("%s[%d]", path, j))...)
+	}
+	return nil
 }
 
 func joinExtra(extra []string) error {
@@ -227,6 +261,8 @@ func TestTheJudgeRefusesWhatTheSDKDoesNotKnow(t *testing.T) {
 		{`"summary":"auto"`, `"summary":"auto","budget":1`, "reasoning.budget"},
 		{`"arguments":"{}"`, `"arguments":"{}","signature":"s"`, "input[2].signature"},
 		{`"text":"hi"`, `"text":"hi","cache_control":{}`, "input[0].content[0].cache_control"},
+		{`"output":"ok"`, `"output":[{"type":"input_file","filename":"a.pdf","file_data":"data:application/pdf;base64,JVBE","source":{}}]`, "input[3].output[0].source"},
+		{`"output":"ok"`, `"output":[{"type":"document"}]`, `input[3].output[0]: a part of type "document"`},
 	} {
 		_, err := decodeRequest([]byte(strings.Replace(good, tc.old, tc.new, 1)))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -111,3 +111,41 @@ func TestSDKsJudgeAToolLoopThroughTheTransport(t *testing.T) {
 		})
 	}
 }
+
+// TestSDKsJudgeAReadThroughTheTransport: a tool result as the Anthropic SDK
+// makes it, with text, an image and a PDF (what Claude Code's Read returns
+// for them), reaches the mock as a function_call_output whose output is
+// the OpenAI SDK's own parts: input_text, input_image with a data URL,
+// input_file with its filename and the PDF as a data URL; nothing the SDK
+// does not know, and the mock answers.
+func TestSDKsJudgeAReadThroughTheTransport(t *testing.T) {
+	u := llmtest.NewResponsesUpstream("oa")
+	defer u.Close()
+	c := anthropicClient(t, u)
+	msgs := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("[tool] read the files"))}
+	m := turn(t, c, false, msgs)
+	if len(m.Content) != 2 || m.Content[1].Type != "tool_use" {
+		t.Fatalf("turn 1: %s", m.RawJSON())
+	}
+	const png, pdf = "iVBORw0KGgo=", "JVBERi0xLjQK"
+	result := anthropic.ToolResultBlockParam{ToolUseID: m.Content[1].ID, Content: []anthropic.ToolResultBlockParamContentUnion{
+		{OfText: &anthropic.TextBlockParam{Text: "read"}},
+		{OfImage: &anthropic.ImageBlockParam{Source: anthropic.ImageBlockParamSourceUnion{OfBase64: &anthropic.Base64ImageSourceParam{Data: png, MediaType: "image/png"}}}},
+		{OfDocument: &anthropic.DocumentBlockParam{Source: anthropic.DocumentBlockParamSourceUnion{OfBase64: &anthropic.Base64PDFSourceParam{Data: pdf}}}},
+	}}
+	msgs = append(msgs, m.ToParam(), anthropic.NewUserMessage(anthropic.ContentBlockParamUnion{OfToolResult: &result}))
+	if m = turn(t, c, false, msgs); m.Content[len(m.Content)-1].Text != "oa answer 2." {
+		t.Fatalf("turn 2: %s", m.RawJSON())
+	}
+	items := judge(t, u)[1].Items
+	out, ok := items[len(items)-1].(*responses.ResponseInputItemFunctionCallOutput)
+	if !ok {
+		t.Fatalf("the last item: %#v", items[len(items)-1])
+	}
+	parts := out.Output.OfResponseFunctionCallOutputItemArray
+	if len(parts) != 3 || parts[0].Type != "input_text" || parts[0].Text != "read" ||
+		parts[1].Type != "input_image" || parts[1].ImageURL != "data:image/png;base64,"+png ||
+		parts[2].Type != "input_file" || parts[2].Filename != "document.pdf" || parts[2].FileData != "data:application/pdf;base64,"+pdf {
+		t.Fatalf("the output went as %s", out.Output.RawJSON())
+	}
+}
