@@ -15,7 +15,9 @@ type chatRequest struct {
 	StreamOptions struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
-	Tools []struct {
+	MaxTokens       json.RawMessage `json:"max_tokens"`
+	ReasoningEffort *string         `json:"reasoning_effort"`
+	Tools           []struct {
 		Type     string `json:"type"`
 		Function struct {
 			Name string `json:"name"`
@@ -172,7 +174,7 @@ func (u *ChatUpstream) reasoningBack(i int, m chatMessage, last bool) string {
 	switch {
 	case u.flavor == DeepSeekStyle && len(m.ToolCalls) > 0 && missing:
 		return fmt.Sprintf("Missing `reasoning_content` field in the assistant message at message index %d", i)
-	case u.flavor == KimiStyle && len(m.ToolCalls) > 0 && missing:
+	case (u.flavor == KimiStyle || u.flavor == KimiCodeStyle) && len(m.ToolCalls) > 0 && missing:
 		return fmt.Sprintf("thinking is enabled but reasoning_content is missing in assistant tool call message at index %d", i)
 	case u.flavor == DeepSeekV4Style && !last && missing:
 		return "The `reasoning_content` in the thinking mode must be passed back to the API."
