@@ -25,6 +25,11 @@ type requestWriter struct {
 	pending toolcall.Pending  // tool calls of the last assistant message
 	orphans toolcall.Orphans
 	scratch []byte
+	// gemini says the server serves a Gemini model (see details); dtext,
+	// dsig and payload are where a block's envelope is read.
+	gemini      bool
+	dtext, dsig []byte
+	payload     detailsPayload
 }
 
 func (w *requestWriter) open(role string) {
@@ -209,6 +214,7 @@ func (w *requestWriter) assistant(content jsonscan.Value) {
 	text, reasoning := false, false // some text, some of the server's reasoning
 	thought := false                // the message holds a thinking block, the server's or not
 	calls := 0
+	var firstCall jsonscan.Value
 	var name [32]byte
 	for b := range content.Elements() {
 		switch string(b.Get("type").Name(&name)) {
@@ -222,6 +228,9 @@ func (w *requestWriter) assistant(content jsonscan.Value) {
 			t := b.Get("thinking")
 			reasoning = reasoning || (block.IsReasoning(b.Get("signature")) && t.Kind() == jsonscan.String && len(t) > 2)
 		case "tool_use":
+			if calls == 0 {
+				firstCall = b
+			}
 			calls++
 		}
 	}
@@ -244,7 +253,11 @@ func (w *requestWriter) assistant(content jsonscan.Value) {
 		messagesapi.WriteJoined(&w.Writer, content)
 		w.Raw(`"`)
 	}
-	w.reasoning(content, reasoning, calls > 0 || thought)
+	if w.opts.Reasoning == ReasoningDetails && w.opts.Details.Key != nil {
+		w.details(content, firstCall)
+	} else {
+		w.reasoning(content, reasoning, calls > 0 || thought)
+	}
 	if calls > 0 {
 		w.Raw(`,"tool_calls":[`)
 		i := 0

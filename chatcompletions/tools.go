@@ -110,12 +110,21 @@ func (w *requestWriter) toolChoice(tc jsonscan.Value) {
 }
 
 // thinkingSwitch appends what tells the server to think or not, as the
-// request's thinking config says.
-func thinkingSwitch(out []byte, sw ThinkingSwitch, cfg, outputConfig jsonscan.Value) []byte {
+// request's thinking config says. A model that always thinks is never told
+// not to: asked for no thinking, or for nothing, it gets the least effort
+// every such server takes ("low": OpenAI's and Kimi Code's lists run
+// minimal, low, medium, high; GLM-5.3's low, high, max), or no switch.
+func thinkingSwitch(out []byte, sw ThinkingSwitch, cfg, outputConfig jsonscan.Value, alwaysThinks bool) []byte {
+	on := cfg.Kind() == jsonscan.Object && !cfg.Get("type").Is("disabled")
+	if alwaysThinks && !on {
+		if sw == SwitchReasoningEffort {
+			return append(out, `,"reasoning_effort":"low"`...)
+		}
+		return out
+	}
 	if sw == SwitchNone || cfg.Kind() != jsonscan.Object {
 		return out
 	}
-	on := !cfg.Get("type").Is("disabled")
 	switch sw {
 	case SwitchReasoningEffort:
 		return append(out, `,"reasoning_effort":"`+effort(on, cfg, outputConfig)+`"`...)

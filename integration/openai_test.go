@@ -95,7 +95,8 @@ func assertReasoningBack(t *testing.T, m chatMessage, reasoning, want string) {
 			t.Errorf("reasoning %v, want %q", m.Reasoning, want)
 		}
 	case "reasoning_details":
-		if w := `[{"type":"reasoning.text","text":` + quote(want) + `}]`; string(m.ReasoningDetails) != w {
+		// The part as the server sent it, member for member.
+		if w := `[{"format":"unknown","index":0,"text":` + quote(want) + `,"type":"reasoning.text"}]`; string(m.ReasoningDetails) != w {
 			t.Errorf("reasoning_details %s, want %s", m.ReasoningDetails, w)
 		}
 	case "think_tags":

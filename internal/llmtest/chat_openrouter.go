@@ -222,3 +222,25 @@ func (u *ChatUpstream) issuedInOrder(parts []string) bool {
 	}
 	return false
 }
+
+// Signatures returns the thought signatures an OpenRouterGemini issued,
+// each with the id of the call it was issued for ("" for an answer without
+// calls).
+func (u *ChatUpstream) Signatures() map[string]string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	out := make(map[string]string, len(u.signatures))
+	for k, v := range u.signatures {
+		out[k] = v
+	}
+	return out
+}
+
+// ForgetSignatures makes every thought signature issued so far one Gemini
+// no longer takes ("Corrupted thought signature."), as after a change of
+// the project or endpoint behind OpenRouter (mastra-ai/mastra #23433).
+func (u *ChatUpstream) ForgetSignatures() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	clear(u.signatures)
+}
