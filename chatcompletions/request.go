@@ -114,8 +114,7 @@ func TranslateRequest(body []byte, opts RequestOptions) (t Translated, err error
 		w.Raw(`,"user":`)
 		w.Str(v)
 	}
-	w.tools(r.tools)
-	w.toolChoice(r.toolChoice)
+	w.toolChoice(r.toolChoice, w.tools(r.tools))
 	w.Room(128)
 	w.Out = thinkingSwitch(w.Out, opts.ThinkingSwitch, r.thinking, r.outputConfig, opts.AlwaysThinks)
 	if t.Stream {

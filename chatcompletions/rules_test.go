@@ -23,6 +23,9 @@ func TestServerRulesInTheTranslation(t *testing.T) {
 		{"off, always thinks, thinking switch", `{"model":"m",` + msgs + `,"thinking":{"type":"disabled"}}`, RequestOptions{ThinkingSwitch: SwitchThinking, AlwaysThinks: true}, `"max_tokens":32000}`, "thinking"},
 		{"off, always thinks, template", `{"model":"m",` + msgs + `,"thinking":{"type":"disabled"}}`, RequestOptions{ThinkingSwitch: SwitchChatTemplateKwargs, AlwaysThinks: true}, `"max_tokens":32000}`, "enable_thinking"},
 		{"nothing, no switch", `{"model":"m",` + msgs + `}`, RequestOptions{AlwaysThinks: true}, `"max_tokens":32000}`, "reasoning_effort"},
+		{"tool_choice without tools", `{"model":"m",` + msgs + `,"tools":[],"tool_choice":{"type":"none","disable_parallel_tool_use":true}}`, RequestOptions{}, `"max_tokens":32000}`, "tool"},
+		{"tool_choice with server tools only", `{"model":"m",` + msgs + `,"tools":[{"type":"web_search_20250305","name":"web_search"}],"tool_choice":{"type":"auto"}}`, RequestOptions{}, `"max_tokens":32000}`, "tool"},
+		{"tool_choice none with tools", `{"model":"m",` + msgs + `,"tools":[{"name":"Bash","input_schema":{"type":"object"}}],"tool_choice":{"type":"none"}}`, RequestOptions{}, `"tool_choice":"none"`, "parallel"},
 	} {
 		tr, err := TranslateRequest([]byte(tt.body), tt.opts)
 		if err != nil {

@@ -15,7 +15,9 @@ type chatRequest struct {
 	StreamOptions struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
-	MaxTokens       json.RawMessage `json:"max_tokens"`
+	MaxTokens         json.RawMessage `json:"max_tokens"`
+	ToolChoice        json.RawMessage `json:"tool_choice"`
+	ParallelToolCalls *bool           `json:"parallel_tool_calls"`
 	ReasoningEffort *string         `json:"reasoning_effort"`
 	Tools           []struct {
 		Type     string `json:"type"`

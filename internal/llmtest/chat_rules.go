@@ -47,9 +47,26 @@ func openAIReasoningModel(model string) bool {
 	return strings.HasPrefix(model, "gpt-5") || len(model) > 1 && model[0] == 'o' && model[1] >= '1' && model[1] <= '9'
 }
 
+// toolsOnlyRefusal is OpenAI's message for a parameter about tools in a
+// request without tools (param tool_choice or parallel_tool_calls, type
+// invalid_request_error), "none" included; vLLM and SGLang's router word it
+// alike.
+func toolsOnlyRefusal(param string) *chatRefusal {
+	return openAIRefusal(http.StatusBadRequest, "Invalid value for '"+param+"': '"+param+"' is only allowed when 'tools' are specified.",
+		"invalid_request_error", param, "")
+}
+
 // paramRefusal returns the refusal of a request whose parameters the
 // flavor's server does not take for its model, or nil.
 func (u *ChatUpstream) paramRefusal(req *chatRequest) *chatRefusal {
+	if len(req.Tools) == 0 {
+		switch {
+		case len(req.ToolChoice) > 0:
+			return toolsOnlyRefusal("tool_choice")
+		case req.ParallelToolCalls != nil:
+			return toolsOnlyRefusal("parallel_tool_calls")
+		}
+	}
 	switch u.flavor {
 	case OpenAIStyle:
 		if len(req.MaxTokens) > 0 && openAIReasoningModel(req.Model) {

@@ -173,3 +173,27 @@ func quoteJSON(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestToolParametersWithoutTools: tool_choice (none included) and
+// parallel_tool_calls without tools are refused in OpenAI's words, by
+// every flavor.
+func TestToolParametersWithoutTools(t *testing.T) {
+	u := NewChatUpstream("chat", DeepSeekStyle)
+	defer u.Close()
+	for _, tt := range []struct{ extra, param string }{
+		{`"tool_choice":"none"`, "tool_choice"},
+		{`"tool_choice":"auto","tools":[]`, "tool_choice"},
+		{`"parallel_tool_calls":false`, "parallel_tool_calls"},
+	} {
+		status, b := postChat(t, u, `{"model":"m","messages":[{"role":"user","content":"hi"}],`+tt.extra+`}`)
+		want := `{"error":{"code":null,"message":"Invalid value for '` + tt.param + `': '` + tt.param + `' is only allowed when 'tools' are specified.","param":"` + tt.param + `","type":"invalid_request_error"}}`
+		var got any
+		json.Unmarshal(b, &got)
+		if status != http.StatusBadRequest || canonicalJSON(got) != want {
+			t.Errorf("%s: %d %s", tt.extra, status, b)
+		}
+	}
+	if status, b := postChat(t, u, `{"model":"m","messages":[{"role":"user","content":"hi"}],"tool_choice":"none",`+bashTool+`}`); status != http.StatusOK {
+		t.Errorf("with tools: %d %s", status, b)
+	}
+}
