@@ -18,8 +18,8 @@ type chatRequest struct {
 	MaxTokens         json.RawMessage `json:"max_tokens"`
 	ToolChoice        json.RawMessage `json:"tool_choice"`
 	ParallelToolCalls *bool           `json:"parallel_tool_calls"`
-	ReasoningEffort *string         `json:"reasoning_effort"`
-	Tools           []struct {
+	ReasoningEffort   *string         `json:"reasoning_effort"`
+	Tools             []struct {
 		Type     string `json:"type"`
 		Function struct {
 			Name string `json:"name"`
