@@ -8,14 +8,6 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/toolcall"
 )
 
-// reasoningPlaceholder stands for the reasoning of a tool call message
-// that has none (a call another backend made), and of a message whose
-// thinking is not this server's (the empty block llm_thinking gives a
-// message for a server that wants thinking back on every one, DeepSeek V4):
-// DeepSeek and Kimi refuse such a message without the field, and some
-// servers read an empty string as missing.
-const reasoningPlaceholder = " "
-
 // requestWriter writes the messages of a chat-completions request.
 type requestWriter struct {
 	jsonout.Writer
@@ -349,7 +341,7 @@ func (w *requestWriter) reasoning(content jsonscan.Value, has, needed bool) {
 	if has {
 		w.reasoningText(content)
 	} else {
-		w.Raw(reasoningPlaceholder)
+		w.filler(content)
 	}
 	w.Raw(`"` + end)
 }

@@ -337,3 +337,58 @@ func TestAModelThatAlwaysThinksIsNeverToldNone(t *testing.T) {
 		t.Fatalf("after a restart, Kimi Code refused %d times in all, want once", n)
 	}
 }
+
+// TestFillersStayPutAsTheConversationGrows: a DeepSeek V4 server, which
+// wants reasoning back on every assistant message, gets a conversation of
+// Anthropic's tool loops: every message without its own reasoning carries
+// a filler of its own (none byte-identical to another), and the next
+// request, the same conversation grown by a turn, brings every earlier
+// message to the server byte for byte as before: the filler of a message
+// never changes, and the server's prefix cache keeps hitting.
+func TestFillersStayPutAsTheConversationGrows(t *testing.T) {
+	g := newGateway(t, map[string]llmtest.Flavor{"anthropic": llmtest.Strict}, "anthropic",
+		withChat("chat", llmtest.DeepSeekV4Style, "transport openai {\n\t\t\tmodel * deepseek-v4-pro\n\t\t}"),
+		withHandler("backend_profile chat {\n\tthinking_back all\n}"))
+	chat := g.chats["chat"]
+	ok := okTurns(t)
+	c := g.conversation("fillers")
+	for _, s := range []string{"[tool] look", "[tool] more", "[tool] and more"} {
+		ok(c.Say(s))
+		ok(c.ToolResult("a.go"))
+	}
+	g.use("chat")
+	ok(c.Say("what now?"))
+	before := lastChatRequest(t, chat)
+	ok(c.Say("[tool] and now?"))
+	after := lastChatRequest(t, chat)
+	_, is := chatRequest(t, after.Body)
+	var wasRaw, isRaw struct{ Messages []json.RawMessage }
+	json.Unmarshal(before.Body, &wasRaw)
+	json.Unmarshal(after.Body, &isRaw)
+	if len(isRaw.Messages) != len(wasRaw.Messages)+2 {
+		t.Fatalf("%d messages, then %d", len(wasRaw.Messages), len(isRaw.Messages))
+	}
+	for i, m := range wasRaw.Messages {
+		if string(m) != string(isRaw.Messages[i]) {
+			t.Errorf("message %d changed as the conversation grew:\n %s\n %s", i, m, isRaw.Messages[i])
+		}
+	}
+	seen := map[string]int{}
+	for i, m := range is {
+		if m.Role != "assistant" || i == len(is)-1 {
+			continue
+		}
+		if m.ReasoningContent == nil || !strings.HasPrefix(*m.ReasoningContent, "Step without its reasoning: ") && *m.ReasoningContent != chat.Reasoning(1) {
+			t.Errorf("message %d: reasoning_content %v", i, m.ReasoningContent)
+			continue
+		}
+		if j, dup := seen[*m.ReasoningContent]; dup {
+			t.Errorf("messages %d and %d carry the same filler %q", j, i, *m.ReasoningContent)
+		}
+		seen[*m.ReasoningContent] = i
+	}
+	if len(seen) < 6 {
+		t.Errorf("%d assistant messages with reasoning, want the 6 of Anthropic and the server's own", len(seen))
+	}
+	assertNoRefusal(t, "DeepSeek V4", chat.Requests())
+}

@@ -168,9 +168,14 @@ func (u *ChatUpstream) violation(req *chatRequest) string {
 	return ""
 }
 
+// fillerHead starts the filler transport openai gives a message without
+// the server's reasoning (see chatcompletions' filler.go): the mock takes
+// it for what it is, a placeholder, not another backend's reasoning.
+const fillerHead = "Step without its reasoning: "
+
 // reasoningBack checks the reasoning an assistant message (the last one,
 // a prefill, when last is set) brings back: the rules of DeepSeek and Kimi,
-// and that it is this server's own or a blank placeholder.
+// and that it is this server's own, a blank placeholder or a filler.
 func (u *ChatUpstream) reasoningBack(i int, m chatMessage, last bool) string {
 	missing := m.ReasoningContent == nil
 	switch {
@@ -182,7 +187,7 @@ func (u *ChatUpstream) reasoningBack(i int, m chatMessage, last bool) string {
 		return "The `reasoning_content` in the thinking mode must be passed back to the API."
 	}
 	for _, r := range []*string{m.ReasoningContent, m.Reasoning} {
-		if r == nil || strings.TrimSpace(*r) == "" {
+		if r == nil || strings.TrimSpace(*r) == "" || strings.HasPrefix(*r, fillerHead) {
 			continue
 		}
 		u.mu.Lock()
