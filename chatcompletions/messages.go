@@ -94,14 +94,14 @@ func (w *requestWriter) user(content jsonscan.Value) {
 			w.Str(toolcall.IDOf(id))
 			w.Raw("}")
 			for c := range b.Get("content").Elements() {
-				if c.Get("type").Is("image") {
+				if c.Get("type").Is("image") || c.Get("type").Is("document") {
 					parts++
 				}
 			}
 		case "text":
 			firstText = firstText || parts == 0
 			parts++
-		case "image":
+		case "image", "document":
 			parts++
 		}
 	}
@@ -142,9 +142,9 @@ func (w *requestWriter) user(content jsonscan.Value) {
 		w.orphans.Write(&w.Writer, content)
 		w.Raw(`"}`)
 	}
-	for b := range w.orphans.Parts(content) {
+	for b := range w.userParts(content) {
 		switch string(b.Get("type").Name(&name)) {
-		case "text", "image":
+		case "text", "image", "document":
 			sep()
 			w.part(b)
 		}
@@ -152,12 +152,16 @@ func (w *requestWriter) user(content jsonscan.Value) {
 	w.Raw("]}")
 }
 
-// part writes a text or image content part.
+// part writes a text, image or document content part.
 func (w *requestWriter) part(p jsonscan.Value) {
 	if p.Get("type").Is("text") {
 		w.Raw(`{"type":"text","text":`)
 		w.Str(p.Get("text"))
 		w.Raw("}")
+		return
+	}
+	if p.Get("type").Is("document") {
+		w.document(p)
 		return
 	}
 	src := p.Get("source")

@@ -36,3 +36,29 @@ func TestServerRulesInTheTranslation(t *testing.T) {
 		}
 	}
 }
+
+// TestDocumentsGoAsFiles: the PDF Claude Code's Read tool returns in a
+// tool result (its shape as Claude Code 2.1.328 sends it), and documents
+// of a message, reach the server as chat completions takes them: file
+// parts in the user message after the tool messages; a text document as
+// text, one by URL named.
+func TestDocumentsGoAsFiles(t *testing.T) {
+	body := `{"model":"m","messages":[{"role":"user","content":"read it"},` +
+		`{"role":"assistant","content":[{"type":"tool_use","id":"call_1","name":"Read","input":{"file_path":"/p/note.pdf"}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1","content":[{"type":"text","text":"PDF file read: /p/note.pdf (389 bytes)"},` +
+		`{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0xLjQK"}},{"type":"text","text":"<system-reminder>x</system-reminder>"}]},` +
+		`{"type":"document","title":"spec.pdf","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0y"}},` +
+		`{"type":"document","source":{"type":"text","media_type":"text/plain","data":"plain words"}},` +
+		`{"type":"document","source":{"type":"url","url":"https://example.com/a.pdf"}}]}]}`
+	tr, err := TranslateRequest([]byte(body), RequestOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"role":"tool","content":"PDF file read: /p/note.pdf (389 bytes)\n\n<system-reminder>x</system-reminder>","tool_call_id":"call_1"},` +
+		`{"role":"user","content":[{"type":"file","file":{"filename":"document.pdf","file_data":"data:application/pdf;base64,JVBERi0xLjQK"}},` +
+		`{"type":"file","file":{"filename":"spec.pdf","file_data":"data:application/pdf;base64,JVBERi0y"}},` +
+		`{"type":"text","text":"plain words"},{"type":"text","text":"[document: https://example.com/a.pdf]"}]}`
+	if !strings.Contains(string(tr.Body), want) {
+		t.Errorf("got\n %s\nwant\n %s", tr.Body, want)
+	}
+}

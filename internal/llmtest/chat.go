@@ -100,7 +100,8 @@ func (f ChatFlavor) String() string {
 // match when one is set, and reasoning sent back must be its own (or the
 // placeholder for a call it did not make). Errors use the OpenAI envelope.
 // Replies are scripted like Upstream's: "[tool]" in the last message's text
-// asks for a Bash tool call, anything else gets "{name} answer {n}.", each
+// asks for a Bash tool call, "[read <path>]" for a call of Claude Code's
+// Read tool on that file, anything else gets "{name} answer {n}.", each
 // after the reasoning "{name} reasoning {n}.". It is safe for concurrent
 // use.
 type ChatUpstream struct {

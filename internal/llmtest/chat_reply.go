@@ -24,6 +24,13 @@ func (u *ChatUpstream) compose(req *chatRequest, n int) chatReply {
 	if u.flavor == OpenRouterGemini {
 		rep.sig = newSignature()
 	}
+	if path, ok := readPath(req.lastText()); ok && req.hasTool("Read") {
+		rep.call = chatToolCall{ID: fmt.Sprintf("call_%s_%d", u.name, n), Type: "function"}
+		rep.call.Function.Name = "Read"
+		args, _ := json.Marshal(map[string]string{"file_path": path})
+		rep.call.Function.Arguments = string(args)
+		return rep
+	}
 	if strings.Contains(req.lastText(), "[tool]") && len(req.Tools) > 0 {
 		rep.call.ID = fmt.Sprintf("call_%s_%d", u.name, n)
 		rep.call.Type = "function"
@@ -173,4 +180,25 @@ func (u *ChatUpstream) stream(w http.ResponseWriter, rec *Received, r chatReply,
 		chunk([]any{}, map[string]any{"usage": r.usage()})
 	}
 	write([]byte("data: [DONE]\n\n"))
+}
+
+// readPath returns the path of a "[read <path>]" in text: a request for a
+// call of Claude Code's Read tool on that file.
+func readPath(text string) (string, bool) {
+	_, rest, ok := strings.Cut(text, "[read ")
+	if !ok {
+		return "", false
+	}
+	path, _, ok := strings.Cut(rest, "]")
+	return path, ok && path != ""
+}
+
+// hasTool reports whether the request offers a tool of that name.
+func (r *chatRequest) hasTool(name string) bool {
+	for _, t := range r.Tools {
+		if t.Function.Name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -99,7 +99,7 @@ func parseChatRequest(body []byte) (*chatRequest, string) {
 }
 
 // checkContent checks a message's content: a string, null on an
-// assistant message with tool calls, or text and image_url parts.
+// assistant message with tool calls, or text, image_url and file parts.
 func checkContent(i int, m chatMessage) string {
 	c := bytes.TrimSpace(m.Content)
 	switch {
@@ -120,7 +120,20 @@ func checkContent(i int, m chatMessage) string {
 	for j, p := range parts {
 		var typ string
 		json.Unmarshal(p["type"], &typ)
-		if typ != "text" && typ != "image_url" {
+		switch typ {
+		case "text", "image_url":
+		case "file":
+			// OpenAI's file part: a filename and the file as a data URL
+			// (https://platform.openai.com/docs/guides/pdf-files), as
+			// OpenRouter takes it too.
+			var f struct {
+				Filename string `json:"filename"`
+				FileData string `json:"file_data"`
+			}
+			if json.Unmarshal(p["file"], &f) != nil || f.Filename == "" || !strings.HasPrefix(f.FileData, "data:") || !strings.Contains(f.FileData, ";base64,") {
+				return fmt.Sprintf("messages[%d].content[%d].file: want a filename and file_data as a base64 data URL", i, j)
+			}
+		default:
 			return fmt.Sprintf("messages[%d].content[%d]: unknown part type %q", i, j, typ)
 		}
 	}

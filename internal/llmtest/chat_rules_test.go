@@ -197,3 +197,23 @@ func TestToolParametersWithoutTools(t *testing.T) {
 		t.Errorf("with tools: %d %s", status, b)
 	}
 }
+
+// TestFileParts: a file part is taken with a filename and a base64 data
+// URL, and refused without.
+func TestFileParts(t *testing.T) {
+	u := NewChatUpstream("chat", VLLMStyle)
+	defer u.Close()
+	for _, tt := range []struct {
+		file   string
+		status int
+	}{
+		{`{"filename":"a.pdf","file_data":"data:application/pdf;base64,JVBERi0="}`, http.StatusOK},
+		{`{"file_data":"data:application/pdf;base64,JVBERi0="}`, http.StatusBadRequest},
+		{`{"filename":"a.pdf","file_data":"https://example.com/a.pdf"}`, http.StatusBadRequest},
+	} {
+		status, b := postChat(t, u, `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"read"},{"type":"file","file":`+tt.file+`}]}]}`)
+		if status != tt.status {
+			t.Errorf("%s: %d %s", tt.file, status, b)
+		}
+	}
+}
