@@ -37,7 +37,7 @@ const MaxTokensRefusal = "Unsupported parameter: 'max_tokens' is not supported w
 
 // EffortNoneRefusal is Kimi Code's message for reasoning_effort "none"
 // (Kilo-Org/cloud #3807): 400, {"error":{"message","type"}} with type
-// invalid_request_error. OpenAI words the same refusal alike.
+// invalid_request_error.
 const EffortNoneRefusal = "Unsupported value: 'reasoning_effort' does not support 'none' with this model. Supported values are: 'minimal', 'low', 'medium', and 'high'."
 
 // openAIReasoningModel reports whether OpenAI serves model as a reasoning
