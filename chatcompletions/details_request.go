@@ -3,6 +3,7 @@ package chatcompletions
 import (
 	"bytes"
 	"crypto/sha256"
+	"strings"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/envelope"
@@ -18,9 +19,23 @@ import (
 const skipSignature = `{"type":"reasoning.encrypted","data":"skip_thought_signature_validator","id":`
 
 // isGemini reports whether the server serves model as a Gemini model, which
-// refuses a function call without a thought signature.
-func isGemini(model []byte) bool {
-	return bytes.Contains(bytes.ToLower(model), []byte("gemini"))
+// refuses a function call without a thought signature: its name holds
+// "gemini", in any case.
+func isGemini(model string) bool {
+	const name = "gemini"
+	for i := 0; i+len(name) <= len(model); i++ {
+		if strings.EqualFold(model[i:i+len(name)], name) {
+			return true
+		}
+	}
+	return false
+}
+
+// envelopeBufs are where a request's translation reads the envelopes of
+// its blocks: their text, their signature and the payload.
+type envelopeBufs struct {
+	text, sig []byte
+	payload   detailsPayload
 }
 
 // detailsWriter writes the reasoning_details of one assistant message.
@@ -91,18 +106,22 @@ func legacyReasoning(sig jsonscan.Value) bool {
 // parts writes the parts a thinking block's envelope carries.
 func (d *detailsWriter) parts(b, sigLit jsonscan.Value) {
 	w := d.w
+	if w.env == nil {
+		w.env = new(envelopeBufs)
+	}
+	e := w.env
 	var text, sig []byte
 	var ok bool
 	if t := b.Get("thinking"); t.Kind() == jsonscan.String {
-		if text, w.dtext, ok = jsonstr.Value(w.dtext[:0], t); !ok {
+		if text, e.text, ok = jsonstr.Value(e.text[:0], t); !ok {
 			return
 		}
 	}
-	if sig, w.dsig, ok = jsonstr.Value(w.dsig[:0], sigLit); !ok {
+	if sig, e.sig, ok = jsonstr.Value(e.sig[:0], sigLit); !ok {
 		return
 	}
 	place, payload, ok := w.opts.Details.Open(sha256.Sum256(text), sig)
-	p := &w.payload
+	p := &e.payload
 	if !ok || place != envelope.This || !p.parse(payload, len(text)) {
 		return
 	}

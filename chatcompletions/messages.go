@@ -17,11 +17,10 @@ type requestWriter struct {
 	pending toolcall.Pending  // tool calls of the last assistant message
 	orphans toolcall.Orphans
 	scratch []byte
-	// gemini says the server serves a Gemini model (see details); dtext,
-	// dsig and payload are where a block's envelope is read.
-	gemini      bool
-	dtext, dsig []byte
-	payload     detailsPayload
+	// gemini says the server serves a Gemini model (see details); env is
+	// where the envelopes of reasoning_details are read, made on first use.
+	gemini bool
+	env    *envelopeBufs
 }
 
 func (w *requestWriter) open(role string) {

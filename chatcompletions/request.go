@@ -69,7 +69,7 @@ func TranslateRequest(body []byte, opts RequestOptions) (t Translated, err error
 	if opts.Model != "" {
 		model = opts.Model
 	}
-	w.gemini = isGemini([]byte(model))
+	w.gemini = opts.Reasoning == ReasoningDetails && isGemini(model)
 	w.Room(len(body))
 	w.Raw(`{"model":`)
 	w.Quote([]byte(model))

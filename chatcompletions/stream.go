@@ -256,7 +256,9 @@ func (s *Stream) reasoningLiteral(dst, lit []byte, part int) []byte {
 	value, s.scratch, _ = jsonstr.Value(s.scratch[:0], lit)
 	dst = s.openThinking(dst)
 	s.think.Write(value)
-	s.det.segment(part, len(value))
+	if s.carriesDetails() {
+		s.det.segment(part, len(value))
+	}
 	dst = messagesapi.AppendDeltaHead(dst, s.index, messagesapi.ThinkingDeltaHead)
 	return messagesapi.AppendDeltaTail(append(dst, lit...))
 }
@@ -265,7 +267,9 @@ func (s *Stream) reasoningLiteral(dst, lit []byte, part int) []byte {
 func (s *Stream) thinkingText(dst, text []byte) []byte {
 	dst = s.openThinking(dst)
 	s.think.Write(text)
-	s.det.segment(-1, len(text))
+	if s.carriesDetails() {
+		s.det.segment(-1, len(text))
+	}
 	dst = messagesapi.AppendDeltaHead(dst, s.index, messagesapi.ThinkingDeltaHead)
 	return messagesapi.AppendDeltaTail(jsonstr.Quote(dst, text))
 }
