@@ -20,8 +20,11 @@ const (
 	// ReasoningField is the reasoning field (newer vLLM, Ollama,
 	// OpenRouter), with the same placeholder rule.
 	ReasoningField
-	// ReasoningDetails is OpenRouter's reasoning_details array, one
-	// reasoning.text item.
+	// ReasoningDetails is OpenRouter's reasoning_details array: with a
+	// Details Signer, every part the server sent, as it sent it (see
+	// details.go); without, one reasoning.text item. A message with tool
+	// calls and no reasoning carries none, but for a Gemini model the
+	// documented dummy.
 	ReasoningDetails
 	// ReasoningThinkTags puts it in front of the content between <think>
 	// and </think>, as models that write tags read it (MiniMax, a locally

@@ -40,10 +40,12 @@ type OpenAI struct {
 	// Reasoning says where the server wants its reasoning back on later
 	// requests: "reasoning_content" (default: DeepSeek, Kimi, GLM, SGLang,
 	// llama.cpp), "reasoning" (newer vLLM, Ollama, OpenRouter),
-	// "reasoning_details" (OpenRouter's array), "think_tags" (in front of
-	// the content, for models that write tags) or "none". With a field,
-	// every assistant message with tool calls carries it, a placeholder
-	// when it has no reasoning, as DeepSeek and Kimi demand.
+	// "reasoning_details" (OpenRouter's array: every part goes back as it
+	// came, sealed in the envelope of its thinking block), "think_tags" (in
+	// front of the content, for models that write tags) or "none". With a
+	// field, every assistant message with tool calls carries it, a filler
+	// written from the message when it has no reasoning, as DeepSeek and
+	// Kimi demand.
 	Reasoning string `json:"reasoning,omitempty"`
 
 	// ThinkingSwitch says how a request's thinking on or off reaches the
