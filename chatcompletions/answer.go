@@ -39,10 +39,18 @@ func TranslateAnswer(body []byte, opts AnswerOptions) ([]byte, error) {
 	msg := choice.Get("message")
 	finish := choice.Get("finish_reason").Text()
 
-	thinking := reasoningOf(msg)
+	var det details
+	var thinking []byte
+	if opts.Details.Key != nil {
+		thinking = reasoningParts(msg, &det)
+	}
+	if len(det.parts) == 0 {
+		thinking = reasoningOf(msg)
+	}
 	content := msg.Get("content").Text()
 	if len(thinking) == 0 && !opts.NoTags {
 		thinking, content = splitWhole(content, opts.AssumeOpen)
+		det.segment(-1, len(thinking))
 	}
 
 	out := []byte(`{"id":"msg_`)
@@ -61,12 +69,16 @@ func TranslateAnswer(body []byte, opts AnswerOptions) ([]byte, error) {
 		}
 		n++
 	}
-	if len(thinking) > 0 {
+	if len(thinking) > 0 || len(det.parts) > 0 {
 		sep()
 		out = append(out, `{"type":"thinking","thinking":`...)
 		out = jsonstr.Quote(out, thinking)
 		out = append(out, `,"signature":`...)
-		out = jsonstr.Quote(out, []byte(opts.Sign(sha256.Sum256(thinking))))
+		sig := opts.Sign
+		if len(det.parts) > 0 {
+			sig = func(sum [sha256.Size]byte) string { s, _ := det.seal(opts.Details, sum, nil); return s }
+		}
+		out = jsonstr.Quote(out, []byte(sig(sha256.Sum256(thinking))))
 		out = append(out, '}')
 	}
 	if !isBlank(content) {
@@ -93,6 +105,23 @@ func TranslateAnswer(body []byte, opts AnswerOptions) ([]byte, error) {
 	}
 	out = u.messages().AppendJSON(out)
 	return append(out, '}'), nil
+}
+
+// reasoningParts reads the reasoning_details parts of an answer's message
+// into d, and returns their texts, one after the other: the text of the
+// block that carries them.
+func reasoningParts(msg jsonscan.Value, d *details) []byte {
+	var text []byte
+	for v := range msg.Get("reasoning_details").Elements() {
+		part, lit, _ := d.add(v, false)
+		if lit == nil {
+			continue
+		}
+		n := len(text)
+		text, _ = jsonstr.Append(text, lit)
+		d.segment(part, len(text)-n)
+	}
+	return text
 }
 
 // reasoningOf returns the reasoning of an answer's message, from the first

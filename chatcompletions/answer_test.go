@@ -81,6 +81,15 @@ func TestErrorBody(t *testing.T) {
 		{429, `{"error":{"message":"slow down"}}`, `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`},
 		{500, `<html>oops</html>`, `{"type":"error","error":{"type":"api_error","message":"<html>oops</html>"}}`},
 		{529, `{}`, `{"type":"error","error":{"type":"overloaded_error","message":"upstream answered 529 "}}`},
+		// OpenRouter, for the error of the provider behind it
+		// (OpenRouterTeam/ai-sdk-provider #418).
+		{400, `{"error":{"message":"Provider returned error","code":400,"metadata":{"raw":"{\n  \"error\": {\n    \"code\": 400,\n    \"message\": \"Corrupted thought signature.\",\n    \"status\": \"INVALID_ARGUMENT\"\n  }\n}\n","provider_name":"Google AI Studio","is_byok":false}},"user_id":"user_1"}`,
+			`{"type":"error","error":{"type":"invalid_request_error","message":"Provider returned error: {\n  \"error\": {\n    \"code\": 400,\n    \"message\": \"Corrupted thought signature.\",\n    \"status\": \"INVALID_ARGUMENT\"\n  }\n}\n"}}`},
+		// linanwx/nagobot #21: without the error member.
+		{400, `{"message":"Provider returned error","code":400,"metadata":{"raw":"{\"message\":\"messages.7.content.2: Invalid signature in thinking block\"}","provider_name":"Amazon Bedrock","is_byok":false}}`,
+			`{"type":"error","error":{"type":"invalid_request_error","message":"Provider returned error: {\"message\":\"messages.7.content.2: Invalid signature in thinking block\"}"}}`},
+		{400, `{"error":{"message":"Provider returned error","metadata":{"raw":{"message":"Invalid signature"}}}}`,
+			`{"type":"error","error":{"type":"invalid_request_error","message":"Provider returned error: {\"message\":\"Invalid signature\"}"}}`},
 	}
 	for _, tt := range tests {
 		if got := string(ErrorBody(tt.status, []byte(tt.body))); got != tt.want {

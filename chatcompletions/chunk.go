@@ -137,13 +137,11 @@ func (c *chunk) delta(data []byte, at int) int {
 			}
 		}
 	}
-	// OpenRouter sends the same text as reasoning and in reasoning_details,
-	// and some servers mirror reasoning_content in reasoning: one is read.
-	switch {
-	case c.reasoning != nil:
-		c.details = nil
-	case reasoning != nil:
-		c.reasoning, c.details = reasoning, nil
+	// Some servers mirror reasoning_content in reasoning: one is read.
+	// OpenRouter sends the same text as reasoning and in
+	// reasoning_details: the Stream reads one (see Stream.reasoning).
+	if c.reasoning == nil {
+		c.reasoning = reasoning
 	}
 	if m.Err() != nil {
 		c.bad = true

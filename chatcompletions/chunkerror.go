@@ -44,8 +44,12 @@ func chunkErrorMessage(v []byte) string {
 			}
 		}
 	}
-	if msg, _, ok := jsonstr.Value(nil, lit); ok && len(msg) > 0 {
-		return messagesapi.ErrorMessage(0, string(msg))
+	msg, _, ok := jsonstr.Value(nil, lit)
+	if !ok {
+		msg = nil
+	}
+	if m := withProviderError(string(msg), jsonscan.Value(v).Get("metadata", "raw")); m != "" {
+		return messagesapi.ErrorMessage(0, m)
 	}
 	return "the upstream failed while answering"
 }

@@ -9,8 +9,9 @@
 // (ErrorBody, ErrorEvent) and the token estimate that stands in for
 // count_tokens (messagesapi.EstimateTokens). Reasoning a server answers with, in
 // reasoning_content, reasoning, reasoning_details or <think> tags, becomes
-// one thinking block signed with block.ReasoningPrefix; on the way back such
-// a block becomes the field the server reads (see Reasoning).
+// one thinking block signed with block.ReasoningPrefix, or, for the parts of
+// reasoning_details, sealed in an envelope (see details.go); on the way back
+// such a block becomes the field the server reads (see Reasoning).
 //
 // It never forwards a field or block the other side does not define, never
 // sends an event sequence the Messages API could not (starts and stops

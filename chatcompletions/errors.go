@@ -23,7 +23,7 @@ func upstreamMessage(status int, body []byte) string {
 	msg := ""
 	if jsonscan.Valid(body) {
 		r := jsonscan.Parse(body)
-		for _, path := range [][]string{{"error", "message"}, {"error"}, {"message"}, {"detail"}, {"error", "metadata", "raw"}} {
+		for _, path := range [][]string{{"error", "message"}, {"error"}, {"message"}, {"detail"}} {
 			if v := r.Get(path...).Str(); v != "" {
 				msg = v
 				break
@@ -38,8 +38,35 @@ func upstreamMessage(status int, body []byte) string {
 				}
 			}
 		}
+		raw := r.Get("error", "metadata", "raw")
+		if !raw.Exists() {
+			raw = r.Get("metadata", "raw")
+		}
+		msg = withProviderError(msg, raw)
 	} else if utf8.Valid(body) {
 		msg = string(body)
 	}
 	return messagesapi.ErrorMessage(status, msg)
+}
+
+// withProviderError adds to msg the error of the provider behind a router:
+// OpenRouter answers one with "Provider returned error" and the provider's
+// own words in error.metadata.raw (a string, sometimes an object), which
+// are what the client needs to read, and what llm_thinking's safety net
+// recognizes a refusal by (a Gemini thought signature, say).
+func withProviderError(msg string, raw jsonscan.Value) string {
+	var s string
+	switch raw.Kind() {
+	case jsonscan.String:
+		s = raw.Str()
+	case jsonscan.Object:
+		s = string(raw)
+	}
+	switch {
+	case s == "" || s == msg:
+		return msg
+	case msg == "":
+		return s
+	}
+	return msg + ": " + s
 }

@@ -51,7 +51,11 @@ func FuzzTranslateRequest(f *testing.F) {
 				last = append(make([]byte, 0, len(p)+n), p...)
 				return last, nil
 			}
-			tr, err := TranslateRequest(body, RequestOptions{Reasoning: r, ThinkingSwitch: SwitchReasoningEffort, Grow: grow})
+			opts := RequestOptions{Reasoning: r, ThinkingSwitch: SwitchReasoningEffort, Grow: grow}
+			if r == ReasoningDetails {
+				opts.Details, opts.Model = NewDetailsSigner(detailsKey, detailsPeer), "gemini-3"
+			}
+			tr, err := TranslateRequest(body, opts)
 			if err == nil && !json.Valid(tr.Body) {
 				t.Fatalf("invalid JSON out of %q: %s", body, tr.Body)
 			}

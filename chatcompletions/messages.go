@@ -8,14 +8,6 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/toolcall"
 )
 
-// reasoningPlaceholder stands for the reasoning of a tool call message
-// that has none (a call another backend made), and of a message whose
-// thinking is not this server's (the empty block llm_thinking gives a
-// message for a server that wants thinking back on every one, DeepSeek V4):
-// DeepSeek and Kimi refuse such a message without the field, and some
-// servers read an empty string as missing.
-const reasoningPlaceholder = " "
-
 // requestWriter writes the messages of a chat-completions request.
 type requestWriter struct {
 	jsonout.Writer
@@ -25,6 +17,10 @@ type requestWriter struct {
 	pending toolcall.Pending  // tool calls of the last assistant message
 	orphans toolcall.Orphans
 	scratch []byte
+	// gemini says the server serves a Gemini model (see details); env is
+	// where the envelopes of reasoning_details are read, made on first use.
+	gemini bool
+	env    *envelopeBufs
 }
 
 func (w *requestWriter) open(role string) {
@@ -97,14 +93,14 @@ func (w *requestWriter) user(content jsonscan.Value) {
 			w.Str(toolcall.IDOf(id))
 			w.Raw("}")
 			for c := range b.Get("content").Elements() {
-				if c.Get("type").Is("image") {
+				if c.Get("type").Is("image") || c.Get("type").Is("document") {
 					parts++
 				}
 			}
 		case "text":
 			firstText = firstText || parts == 0
 			parts++
-		case "image":
+		case "image", "document":
 			parts++
 		}
 	}
@@ -145,9 +141,9 @@ func (w *requestWriter) user(content jsonscan.Value) {
 		w.orphans.Write(&w.Writer, content)
 		w.Raw(`"}`)
 	}
-	for b := range w.orphans.Parts(content) {
+	for b := range w.userParts(content) {
 		switch string(b.Get("type").Name(&name)) {
-		case "text", "image":
+		case "text", "image", "document":
 			sep()
 			w.part(b)
 		}
@@ -155,12 +151,16 @@ func (w *requestWriter) user(content jsonscan.Value) {
 	w.Raw("]}")
 }
 
-// part writes a text or image content part.
+// part writes a text, image or document content part.
 func (w *requestWriter) part(p jsonscan.Value) {
 	if p.Get("type").Is("text") {
 		w.Raw(`{"type":"text","text":`)
 		w.Str(p.Get("text"))
 		w.Raw("}")
+		return
+	}
+	if p.Get("type").Is("document") {
+		w.document(p)
 		return
 	}
 	src := p.Get("source")
@@ -209,6 +209,7 @@ func (w *requestWriter) assistant(content jsonscan.Value) {
 	text, reasoning := false, false // some text, some of the server's reasoning
 	thought := false                // the message holds a thinking block, the server's or not
 	calls := 0
+	var firstCall jsonscan.Value
 	var name [32]byte
 	for b := range content.Elements() {
 		switch string(b.Get("type").Name(&name)) {
@@ -222,6 +223,9 @@ func (w *requestWriter) assistant(content jsonscan.Value) {
 			t := b.Get("thinking")
 			reasoning = reasoning || (block.IsReasoning(b.Get("signature")) && t.Kind() == jsonscan.String && len(t) > 2)
 		case "tool_use":
+			if calls == 0 {
+				firstCall = b
+			}
 			calls++
 		}
 	}
@@ -244,7 +248,11 @@ func (w *requestWriter) assistant(content jsonscan.Value) {
 		messagesapi.WriteJoined(&w.Writer, content)
 		w.Raw(`"`)
 	}
-	w.reasoning(content, reasoning, calls > 0 || thought)
+	if w.opts.Reasoning == ReasoningDetails && w.opts.Details.Key != nil {
+		w.details(content, firstCall)
+	} else {
+		w.reasoning(content, reasoning, calls > 0 || thought)
+	}
 	if calls > 0 {
 		w.Raw(`,"tool_calls":[`)
 		i := 0
@@ -336,7 +344,7 @@ func (w *requestWriter) reasoning(content jsonscan.Value, has, needed bool) {
 	if has {
 		w.reasoningText(content)
 	} else {
-		w.Raw(reasoningPlaceholder)
+		w.filler(content)
 	}
 	w.Raw(`"` + end)
 }

@@ -1,6 +1,10 @@
 package chatcompletions
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/envelope"
+)
 
 // Reasoning says where a server wants its own reasoning back, on the
 // assistant messages of later requests.
@@ -16,8 +20,11 @@ const (
 	// ReasoningField is the reasoning field (newer vLLM, Ollama,
 	// OpenRouter), with the same placeholder rule.
 	ReasoningField
-	// ReasoningDetails is OpenRouter's reasoning_details array, one
-	// reasoning.text item.
+	// ReasoningDetails is OpenRouter's reasoning_details array: with a
+	// Details Signer, every part the server sent, as it sent it (see
+	// details.go); without, one reasoning.text item. A message with tool
+	// calls and no reasoning carries none, but for a Gemini model the
+	// documented dummy.
 	ReasoningDetails
 	// ReasoningThinkTags puts it in front of the content between <think>
 	// and </think>, as models that write tags read it (MiniMax, a locally
@@ -106,11 +113,25 @@ type RequestOptions struct {
 	// MaxTokens, when above 0, caps max_tokens: Claude Code asks for
 	// 32000, more than some local servers' context holds.
 	MaxTokens int
+	// MaxCompletionTokens sends the cap as max_completion_tokens: OpenAI's
+	// reasoning models (gpt-5, the o-series) refuse max_tokens.
+	MaxCompletionTokens bool
+	// AlwaysThinks says the model refuses to be told not to think
+	// (reasoning_effort "none" refused): a request that asks for no
+	// thinking, or says nothing of it, goes with reasoning_effort "low"
+	// under SwitchReasoningEffort, and with no switch under the others.
+	AlwaysThinks bool
 	// ThinkingOff is the thinking config llm_thinking took out of the
 	// request only for the Messages API's rule on tool loops (see
 	// handoff.With): a request without one thinks as it
 	// says.
 	ThinkingOff []byte
+	// Details, when its Key is set and Reasoning is ReasoningDetails, opens
+	// the envelopes of the reasoning_details parts thinking blocks carry
+	// (see NewDetailsSigner): each goes back as it came, on the assistant
+	// message of its block; a block whose envelope does not open goes
+	// nowhere.
+	Details envelope.Signer
 	// Grow, when set, gives the translation the memory it writes into: it
 	// returns a buffer that holds p's bytes and room for at least n more
 	// (memory a budget counts, say), or an error that stops the
@@ -144,4 +165,9 @@ type AnswerOptions struct {
 	// Sign mints the signature of the thinking block made from the
 	// reasoning; it must not be nil (see DefaultSign).
 	Sign Sign
+	// Details, when its Key is set, seals every reasoning_details part an
+	// answer carries in the envelope of its thinking block (see
+	// details.go), whose text is then the parts' texts; Sign signs the
+	// blocks without parts.
+	Details envelope.Signer
 }

@@ -109,7 +109,9 @@ func checkStream(out []byte) (assembled, error) {
 					return a, fmt.Errorf("blank text block %d", idx)
 				}
 			case "thinking":
-				if b["thinking"] == "" || !strings.HasPrefix(b["signature"].(string), "llmthinking.v1.reasoning.") {
+				// Empty only when it carries reasoning_details parts.
+				sig := b["signature"].(string)
+				if b["thinking"] == "" && !strings.HasPrefix(sig, "llmthinking.v1.reasoning.details.") || !strings.HasPrefix(sig, "llmthinking.v1.reasoning.") {
 					return a, fmt.Errorf("thinking block %d: %v", idx, b)
 				}
 			case "tool_use":

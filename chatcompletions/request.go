@@ -69,6 +69,7 @@ func TranslateRequest(body []byte, opts RequestOptions) (t Translated, err error
 	if opts.Model != "" {
 		model = opts.Model
 	}
+	w.gemini = opts.Reasoning == ReasoningDetails && isGemini(model)
 	w.Room(len(body))
 	w.Raw(`{"model":`)
 	w.Quote([]byte(model))
@@ -90,7 +91,11 @@ func TranslateRequest(body []byte, opts RequestOptions) (t Translated, err error
 			n = int64(opts.MaxTokens)
 		}
 		w.Room(32)
-		w.Out = appendIntMember(w.Out, "max_tokens", n)
+		name := "max_tokens"
+		if opts.MaxCompletionTokens {
+			name = "max_completion_tokens"
+		}
+		w.Out = appendIntMember(w.Out, name, n)
 	}
 	for _, f := range []struct {
 		name string
@@ -109,10 +114,9 @@ func TranslateRequest(body []byte, opts RequestOptions) (t Translated, err error
 		w.Raw(`,"user":`)
 		w.Str(v)
 	}
-	w.tools(r.tools)
-	w.toolChoice(r.toolChoice)
+	w.toolChoice(r.toolChoice, w.tools(r.tools))
 	w.Room(128)
-	w.Out = thinkingSwitch(w.Out, opts.ThinkingSwitch, r.thinking, r.outputConfig)
+	w.Out = thinkingSwitch(w.Out, opts.ThinkingSwitch, r.thinking, r.outputConfig, opts.AlwaysThinks)
 	if t.Stream {
 		w.Raw(`,"stream":true,"stream_options":{"include_usage":true}`)
 	}

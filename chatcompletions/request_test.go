@@ -38,14 +38,14 @@ func TestTranslateRequest(t *testing.T) {
 			`{"role":"assistant","content":null,"reasoning_content":"I will run ls.","tool_calls":[{"id":"call_1","type":"function","function":{"name":"Bash","arguments":"{\"command\":\"ls\"}"}}]},` +
 			`{"role":"tool","content":"a.txt","tool_call_id":"call_1"},` +
 			`{"role":"user","content":"and more"},` +
-			`{"role":"assistant","content":"Again.","reasoning_content":" ","tool_calls":[{"id":"toolu_2","type":"function","function":{"name":"Bash","arguments":"{\"command\":\"ls -a\"}"}}]},` +
+			`{"role":"assistant","content":"Again.","reasoning_content":"Step without its reasoning: called Bash {\"command\":\"ls -a\"} (toolu_2).","tool_calls":[{"id":"toolu_2","type":"function","function":{"name":"Bash","arguments":"{\"command\":\"ls -a\"}"}}]},` +
 			`{"role":"tool","content":"Error: denied","tool_call_id":"toolu_2"},` +
 			`{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,iVBOR"}}]}],` +
 			`"max_tokens":32000,"temperature":1,"stop":["END"],"user":"user_1",` +
 			`"tools":[{"type":"function","function":{"name":"Bash","description":"Run","parameters":{"type":"object","properties":{"command":{"type":"string"}}}}}],` +
 			`"tool_choice":"required","parallel_tool_calls":false,"stream":true,"stream_options":{"include_usage":true}}`},
 		{ReasoningField, SwitchReasoningEffort, `"reasoning":"I will run ls."`},
-		{ReasoningField, SwitchReasoningEffort, `"reasoning":" ","tool_calls":[{"id":"toolu_2"`},
+		{ReasoningField, SwitchReasoningEffort, `"reasoning":"Step without its reasoning: called Bash {\"command\":\"ls -a\"} (toolu_2).","tool_calls":[{"id":"toolu_2"`},
 		{ReasoningField, SwitchReasoningEffort, `"reasoning_effort":"high"`},
 		{ReasoningDetails, SwitchThinking, `"reasoning_details":[{"type":"reasoning.text","text":"I will run ls."}]`},
 		{ReasoningDetails, SwitchThinking, `,"thinking":{"type":"enabled"}`},
@@ -80,8 +80,8 @@ func TestTranslateRequestShapes(t *testing.T) {
 			`{"model":"m","messages":[{"role":"system","content":"S"},{"role":"user","content":"hi"}]}`},
 		{"system messages inside messages join the first", `{"model":"m","system":"S","messages":[{"role":"user","content":"hi"},{"role":"system","content":[{"type":"text","text":"Env"}]}]}`,
 			`{"model":"m","messages":[{"role":"system","content":"S\n\nEnv"},{"role":"user","content":"hi"}]}`},
-		{"tool choices", `{"model":"m","messages":[],"tool_choice":{"type":"tool","name":"Bash"}}`, `"tool_choice":{"type":"function","function":{"name":"Bash"}}`},
-		{"tool choice none", `{"model":"m","messages":[],"tool_choice":{"type":"none"}}`, `"tool_choice":"none"`},
+		{"tool choices", `{"model":"m","messages":[],"tools":[{"name":"Bash","input_schema":{}}],"tool_choice":{"type":"tool","name":"Bash"}}`, `"tool_choice":{"type":"function","function":{"name":"Bash"}}`},
+		{"tool choice none", `{"model":"m","messages":[],"tools":[{"name":"Bash","input_schema":{}}],"tool_choice":{"type":"none"}}`, `"tool_choice":"none"`},
 		{"an unanswered call is answered", `{"model":"m","messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}]},{"role":"user","content":"stop"}]}`,
 			`{"role":"tool","content":"(no result)","tool_call_id":"t1"},{"role":"user","content":"stop"}`},
 		{"a result of no call is text", `{"model":"m","messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"zz","content":"out"}]}]}`,
@@ -97,7 +97,7 @@ func TestTranslateRequestShapes(t *testing.T) {
 		{"a message whose thinking is not the server's", `{"model":"m","messages":[{"role":"user","content":"a"},` +
 			`{"role":"assistant","content":[{"type":"thinking","thinking":"","signature":""},{"type":"text","text":"x"}]},{"role":"user","content":"b"},` +
 			`{"role":"assistant","content":[{"type":"text","text":"y"}]},{"role":"user","content":"c"}]}`,
-			`{"role":"assistant","content":"x","reasoning_content":" "},{"role":"user","content":"b"},{"role":"assistant","content":"y"}`},
+			`{"role":"assistant","content":"x","reasoning_content":"Step without its reasoning: answered \"x\"."},{"role":"user","content":"b"},{"role":"assistant","content":"y"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

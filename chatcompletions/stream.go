@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"hash"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinktags"
@@ -43,6 +42,12 @@ type Stream struct {
 	tool      toolargs.Stream
 	toolCalls int // tool calls seen
 	lastTool  int // upstream index of the last tool call
+
+	// det are the reasoning_details parts the open thinking block
+	// carries, or that wait for one (see details.go); payload is where
+	// their envelope's payload is written.
+	det     details
+	payload []byte
 
 	finish  []byte // finish_reason literal, once seen
 	usage   usage
@@ -113,16 +118,9 @@ func (s *Stream) Chunk(dst, data []byte) []byte {
 	if !s.started {
 		dst = s.start(dst, c.id)
 	}
-	if c.reasoning != nil {
-		dst = s.reasoningLiteral(dst, c.reasoning)
-	}
-	if c.details != nil {
-		el := jsonscan.Elements(c.details, 0)
-		for _, v, ok := el.Item(); ok; _, v, ok = el.Item() {
-			if t := detailText(v); t != nil {
-				dst = s.reasoningLiteral(dst, t)
-			}
-		}
+	dst = s.reasoning(dst, c)
+	if s.ended {
+		return dst
 	}
 	if c.content != nil {
 		dst = s.content(dst, c.content)
@@ -241,7 +239,7 @@ func (s *Stream) closeBlock(dst []byte) []byte {
 		var sum [sha256.Size]byte
 		s.think.Sum(sum[:0])
 		dst = messagesapi.AppendDeltaHead(dst, s.index, messagesapi.SignatureDeltaHead)
-		dst = jsonstr.Quote(dst, []byte(s.opts.Sign(sum)))
+		dst = jsonstr.Quote(dst, []byte(s.signature(sum)))
 		dst = messagesapi.AppendDeltaTail(dst)
 	case toolBlock:
 		dst = s.tool.Finish(dst, s.index)
@@ -250,13 +248,17 @@ func (s *Stream) closeBlock(dst []byte) []byte {
 	return messagesapi.AppendBlockStop(dst, s.index)
 }
 
-// reasoningLiteral writes reasoning given as a string literal.
-func (s *Stream) reasoningLiteral(dst, lit []byte) []byte {
+// reasoningLiteral writes reasoning given as a string literal, the text
+// of reasoning_details part (-1: of none).
+func (s *Stream) reasoningLiteral(dst, lit []byte, part int) []byte {
 	dst = s.endTagDecision(dst)
 	var value []byte
 	value, s.scratch, _ = jsonstr.Value(s.scratch[:0], lit)
 	dst = s.openThinking(dst)
 	s.think.Write(value)
+	if s.carriesDetails() {
+		s.det.segment(part, len(value))
+	}
 	dst = messagesapi.AppendDeltaHead(dst, s.index, messagesapi.ThinkingDeltaHead)
 	return messagesapi.AppendDeltaTail(append(dst, lit...))
 }
@@ -265,6 +267,9 @@ func (s *Stream) reasoningLiteral(dst, lit []byte) []byte {
 func (s *Stream) thinkingText(dst, text []byte) []byte {
 	dst = s.openThinking(dst)
 	s.think.Write(text)
+	if s.carriesDetails() {
+		s.det.segment(-1, len(text))
+	}
 	dst = messagesapi.AppendDeltaHead(dst, s.index, messagesapi.ThinkingDeltaHead)
 	return messagesapi.AppendDeltaTail(jsonstr.Quote(dst, text))
 }

@@ -40,6 +40,7 @@ func (s *Stream) toolCallDeltas(dst, arr []byte) []byte {
 
 func (s *Stream) openToolCall(dst []byte, d toolCallDelta) []byte {
 	dst = s.settle(dst)
+	dst = s.carryWaitingParts(dst)
 	s.lastTool = d.index
 	s.toolCalls++
 	s.tool.Reset()

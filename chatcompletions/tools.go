@@ -54,10 +54,10 @@ func (w *requestWriter) toolName(lit jsonscan.Value) {
 	w.Str(lit)
 }
 
-// tools writes the client tools as functions. Server tools (web search
-// and the like, which have a type and no input_schema) have no
-// chat-completions form and are left out.
-func (w *requestWriter) tools(tools jsonscan.Value) {
+// tools writes the client tools as functions, and returns how many.
+// Server tools (web search and the like, which have a type and no
+// input_schema) have no chat-completions form and are left out.
+func (w *requestWriter) tools(tools jsonscan.Value) int {
 	n := 0
 	for t := range tools.Elements() {
 		schema := t.Get("input_schema")
@@ -83,12 +83,16 @@ func (w *requestWriter) tools(tools jsonscan.Value) {
 	if n > 0 {
 		w.Raw("]")
 	}
+	return n
 }
 
 // toolChoice writes tool_choice: auto, any (required), a named tool, or
-// none; disable_parallel_tool_use turns parallel calls off.
-func (w *requestWriter) toolChoice(tc jsonscan.Value) {
-	if tc.Kind() != jsonscan.Object {
+// none; disable_parallel_tool_use turns parallel calls off. Without tools
+// it writes neither: OpenAI refuses both then ("'tool_choice' is only
+// allowed when 'tools' are specified"), and with no tool to call, none is
+// what the client asked for anyway.
+func (w *requestWriter) toolChoice(tc jsonscan.Value, tools int) {
+	if tc.Kind() != jsonscan.Object || tools == 0 {
 		return
 	}
 	var name [32]byte
@@ -110,12 +114,21 @@ func (w *requestWriter) toolChoice(tc jsonscan.Value) {
 }
 
 // thinkingSwitch appends what tells the server to think or not, as the
-// request's thinking config says.
-func thinkingSwitch(out []byte, sw ThinkingSwitch, cfg, outputConfig jsonscan.Value) []byte {
+// request's thinking config says. A model that always thinks is never told
+// not to: asked for no thinking, or for nothing, it gets the least effort
+// every such server takes ("low": OpenAI's and Kimi Code's lists run
+// minimal, low, medium, high; GLM-5.3's low, high, max), or no switch.
+func thinkingSwitch(out []byte, sw ThinkingSwitch, cfg, outputConfig jsonscan.Value, alwaysThinks bool) []byte {
+	on := cfg.Kind() == jsonscan.Object && !cfg.Get("type").Is("disabled")
+	if alwaysThinks && !on {
+		if sw == SwitchReasoningEffort {
+			return append(out, `,"reasoning_effort":"low"`...)
+		}
+		return out
+	}
 	if sw == SwitchNone || cfg.Kind() != jsonscan.Object {
 		return out
 	}
-	on := !cfg.Get("type").Is("disabled")
 	switch sw {
 	case SwitchReasoningEffort:
 		return append(out, `,"reasoning_effort":"`+effort(on, cfg, outputConfig)+`"`...)

@@ -95,7 +95,8 @@ func assertReasoningBack(t *testing.T, m chatMessage, reasoning, want string) {
 			t.Errorf("reasoning %v, want %q", m.Reasoning, want)
 		}
 	case "reasoning_details":
-		if w := `[{"type":"reasoning.text","text":` + quote(want) + `}]`; string(m.ReasoningDetails) != w {
+		// The part as the server sent it, member for member.
+		if w := `[{"format":"unknown","index":0,"text":` + quote(want) + `,"type":"reasoning.text"}]`; string(m.ReasoningDetails) != w {
 			t.Errorf("reasoning_details %s, want %s", m.ReasoningDetails, w)
 		}
 	case "think_tags":
@@ -133,8 +134,8 @@ func TestOpenAISwitchInsideToolLoop(t *testing.T) {
 			g.use("chat")
 			ok(c.ToolResult("[tool] file1 file2"))
 			_, msgs := chatRequest(t, lastChatRequest(t, chat).Body)
-			if len(msgs) != 4 || msgs[2].ReasoningContent == nil || *msgs[2].ReasoningContent != " " {
-				t.Fatalf("the chat server got Anthropic's tool call without the placeholder reasoning: %s", lastChatRequest(t, chat).Body)
+			if want := `Step without its reasoning: called Bash {"command":"echo anthropic"} (toolu_anthropic_1).`; len(msgs) != 4 || msgs[2].ReasoningContent == nil || *msgs[2].ReasoningContent != want {
+				t.Fatalf("the chat server got Anthropic's tool call without the filler reasoning: %s", lastChatRequest(t, chat).Body)
 			}
 			if strings.Contains(string(lastChatRequest(t, chat).Body), "anthropic") && strings.Contains(string(lastChatRequest(t, chat).Body), "thinking") {
 				t.Errorf("the chat server saw Anthropic's thinking: %s", lastChatRequest(t, chat).Body)

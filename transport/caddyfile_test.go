@@ -70,6 +70,11 @@ func TestCaddyfile(t *testing.T) {
 			versions 1.1
 		}`, `{"dial_timeout":3000000000,"max_tokens":8192,"models":[{"match":"claude-*","model":"Qwen/Qwen3-32B"},{"match":"*","model":"other"}],"protocol":"openai","reasoning":"reasoning","think_tags":"open","thinking_switch":"chat_template_kwargs","versions":["1.1"]}`, ""},
 		{"openai alone", `transport openai`, `{"protocol":"openai"}`, ""},
+		{"openai for OpenRouter and OpenAI's reasoning models", `transport openai {
+			reasoning reasoning_details
+			signing_key {env.SIGNING_KEY}
+			max_tokens_field max_completion_tokens
+		}`, `{"max_tokens_field":"max_completion_tokens","protocol":"openai","reasoning":"reasoning_details","signing_key":"{env.SIGNING_KEY}"}`, ""},
 		{"sizes as the handler writes them, think tags off", `transport openai {
 			think_tags off
 			max_response_size 16MiB
@@ -150,7 +155,8 @@ func TestCaddyfileHTTPSUpstream(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	for _, o := range []OpenAI{{Reasoning: "bogus"}, {ThinkingSwitch: "on"}, {ThinkTags: "maybe"}, {MaxTokens: -1}, {Models: Models{{Match: "", Model: "x"}}}} {
+	for _, o := range []OpenAI{{Reasoning: "bogus"}, {ThinkingSwitch: "on"}, {ThinkTags: "maybe"}, {MaxTokens: -1}, {Models: Models{{Match: "", Model: "x"}}},
+		{MaxTokensField: "max_output_tokens"}} {
 		if err := o.Validate(); err == nil {
 			t.Errorf("%+v validated", o)
 		}

@@ -10,9 +10,11 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/chatcompletions"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/envelope"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/handoff"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/option"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 )
 
 func init() {
@@ -38,10 +40,12 @@ type OpenAI struct {
 	// Reasoning says where the server wants its reasoning back on later
 	// requests: "reasoning_content" (default: DeepSeek, Kimi, GLM, SGLang,
 	// llama.cpp), "reasoning" (newer vLLM, Ollama, OpenRouter),
-	// "reasoning_details" (OpenRouter's array), "think_tags" (in front of
-	// the content, for models that write tags) or "none". With a field,
-	// every assistant message with tool calls carries it, a placeholder
-	// when it has no reasoning, as DeepSeek and Kimi demand.
+	// "reasoning_details" (OpenRouter's array: every part goes back as it
+	// came, sealed in the envelope of its thinking block), "think_tags" (in
+	// front of the content, for models that write tags) or "none". With a
+	// field, every assistant message with tool calls carries it, a filler
+	// written from the message when it has no reasoning, as DeepSeek and
+	// Kimi demand.
 	Reasoning string `json:"reasoning,omitempty"`
 
 	// ThinkingSwitch says how a request's thinking on or off reaches the
@@ -63,11 +67,26 @@ type OpenAI struct {
 	// Code asks for 32000, more than some local servers' context holds.
 	MaxTokens int `json:"max_tokens,omitempty"`
 
+	// MaxTokensField names the field the output cap goes in:
+	// "max_tokens" (default) or "max_completion_tokens", which OpenAI's
+	// reasoning models (gpt-5, the o-series) demand. Behind llm_thinking,
+	// a server's refusal of max_tokens is learned (the fact
+	// max_completion_tokens), and the cap goes under the other name from
+	// then on; this option saves that first refusal.
+	MaxTokensField string `json:"max_tokens_field,omitempty"`
+
 	// MaxResponseSize bounds a JSON answer held to be translated (default
 	// 8 MiB; in the Caddyfile a size such as 8MiB); a larger one is an
 	// error. Streams are never held.
 	MaxResponseSize int64 `json:"max_response_size,omitempty"`
 
+	// SigningKey, with reasoning "reasoning_details", is the secret the
+	// envelopes of the server's reasoning_details parts are sealed with,
+	// placeholders allowed; unset, the key kept in Caddy's storage that
+	// transports gemini and responses use.
+	SigningKey string `json:"signing_key,omitempty"`
+
+	key       *envelope.Key
 	reasoning chatcompletions.Reasoning
 	thinking  chatcompletions.ThinkingSwitch
 	logger    *zap.Logger
@@ -93,8 +112,25 @@ func (t *OpenAI) Provision(ctx caddy.Context) error {
 	if t.MaxResponseSize == 0 {
 		t.MaxResponseSize = DefaultMaxResponseSize
 	}
+	if t.reasoning == chatcompletions.ReasoningDetails {
+		key, err := signingKey(ctx, t.SigningKey)
+		if err != nil {
+			return fmt.Errorf("transport openai: %w", err)
+		}
+		t.key = key
+	}
 	t.memory.join(t, t.logger)
 	return t.HTTPTransport.Provision(ctx)
+}
+
+// details returns the Signer of the envelopes of upstream's
+// reasoning_details parts: the zero Signer, which carries none, unless
+// the server wants them back.
+func (t *OpenAI) details(upstream string) envelope.Signer {
+	if t.key == nil {
+		return envelope.Signer{}
+	}
+	return chatcompletions.NewDetailsSigner(t.key, upstream)
 }
 
 // Cleanup lets go of the memory budget and the http transport's
@@ -113,6 +149,9 @@ func (t *OpenAI) Validate() error {
 		return fmt.Errorf("transport openai: %w", err)
 	}
 	if err := option.OneOf("think_tags", t.ThinkTags, "off", "on", "open"); err != nil {
+		return fmt.Errorf("transport openai: %w", err)
+	}
+	if err := option.OneOf("max_tokens_field", t.MaxTokensField, "max_tokens", "max_completion_tokens"); err != nil {
 		return fmt.Errorf("transport openai: %w", err)
 	}
 	if t.MaxTokens < 0 || t.MaxResponseSize < 0 {
@@ -142,9 +181,12 @@ type chatRound struct {
 func (c *chatRound) translate(req *http.Request, body []byte, grow func([]byte, int) ([]byte, error), hold func(int) error) ([]byte, error) {
 	t := c.t
 	model, _ := t.Models.Map(modelOf(body))
+	h := handoff.From(req.Context())
 	tr, err := chatcompletions.TranslateRequest(body, chatcompletions.RequestOptions{
 		Model: model, Reasoning: t.reasoning, ThinkingSwitch: t.thinking, MaxTokens: t.MaxTokens,
-		ThinkingOff: handoff.From(req.Context()).ThinkingOff, Grow: grow, Hold: hold})
+		MaxCompletionTokens: t.MaxTokensField == "max_completion_tokens" || h.Facts&registry.MaxCompletionTokens != 0,
+		AlwaysThinks:        h.Facts&registry.AlwaysThinks != 0,
+		ThinkingOff:         h.ThinkingOff, Details: t.details(req.URL.Host), Grow: grow, Hold: hold})
 	translated := tr.Body
 	tr.Body = nil
 	c.tr, c.upstream = tr, req.URL.Host
@@ -163,7 +205,8 @@ func (c *chatRound) errorBody(status int, body []byte) []byte {
 
 func (c *chatRound) options() chatcompletions.AnswerOptions {
 	return chatcompletions.AnswerOptions{Model: c.tr.Model, ToolNames: c.tr.ToolNames, AssumeOpen: c.t.ThinkTags == "open",
-		NoTags: c.t.ThinkTags == "off", InputTokens: c.tr.InputTokens, Sign: chatcompletions.DefaultSign(c.upstream)}
+		NoTags: c.t.ThinkTags == "off", InputTokens: c.tr.InputTokens, Sign: chatcompletions.DefaultSign(c.upstream),
+		Details: c.t.details(c.upstream)}
 }
 
 func (c *chatRound) stream(resp *http.Response) messagesapi.Translator {
@@ -186,7 +229,9 @@ func (c *chatRound) answer(b []byte) ([]byte, error) {
 //	    thinking_switch none|reasoning_effort|chat_template_kwargs|thinking
 //	    think_tags off|on|open
 //	    max_tokens <n>
+//	    max_tokens_field max_tokens|max_completion_tokens
 //	    max_response_size <size>
+//	    signing_key <secret>        # placeholders allowed; for reasoning_details
 //	}
 func (t *OpenAI) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 	return unmarshal(d, &t.HTTPTransport, func(d *caddyfile.Dispenser) (bool, error) {
@@ -201,8 +246,12 @@ func (t *OpenAI) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return true, parseOne(d, &t.ThinkTags)
 		case "max_tokens":
 			return true, parseCount(d, &t.MaxTokens)
+		case "max_tokens_field":
+			return true, parseOne(d, &t.MaxTokensField)
 		case "max_response_size":
 			return true, parseSize(d, &t.MaxResponseSize)
+		case "signing_key":
+			return true, parseOne(d, &t.SigningKey)
 		}
 		return false, nil
 	})

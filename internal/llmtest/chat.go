@@ -34,6 +34,18 @@ const (
 	// DeepSeek V4, refuses any earlier assistant message without it, in
 	// its words; a blank one will do.
 	DeepSeekV4Style
+	// OpenRouterGemini plays OpenRouter serving a Gemini 3 model: its
+	// reasoning in reasoning and reasoning_details, Gemini's thought
+	// signature as a reasoning.encrypted part of them, and OpenRouter's
+	// refusal of a tool call sent back without it (see chat_openrouter.go).
+	OpenRouterGemini
+	// OpenAIStyle plays OpenAI's chat completions for its reasoning
+	// models: no reasoning in the answer, and max_tokens refused for
+	// gpt-5 and o-series models (see chat_rules.go).
+	OpenAIStyle
+	// KimiCodeStyle answers as KimiStyle and refuses reasoning_effort
+	// "none", as Kimi Code does (see chat_rules.go).
+	KimiCodeStyle
 )
 
 // ChatFlavors are every flavor, for tests that run each.
@@ -47,8 +59,10 @@ func (f ChatFlavor) Reasoning() string {
 		return "reasoning"
 	case ThinkTagged:
 		return "think_tags"
-	case OpenRouterStyle:
+	case OpenRouterStyle, OpenRouterGemini:
 		return "reasoning_details"
+	case OpenAIStyle:
+		return "none"
 	}
 	return "reasoning_content"
 }
@@ -68,6 +82,12 @@ func (f ChatFlavor) String() string {
 		return "KimiStyle"
 	case DeepSeekV4Style:
 		return "DeepSeekV4Style"
+	case OpenRouterGemini:
+		return "OpenRouterGemini"
+	case OpenAIStyle:
+		return "OpenAIStyle"
+	case KimiCodeStyle:
+		return "KimiCodeStyle"
 	}
 	return fmt.Sprintf("ChatFlavor(%d)", int(f))
 }
@@ -80,7 +100,8 @@ func (f ChatFlavor) String() string {
 // match when one is set, and reasoning sent back must be its own (or the
 // placeholder for a call it did not make). Errors use the OpenAI envelope.
 // Replies are scripted like Upstream's: "[tool]" in the last message's text
-// asks for a Bash tool call, anything else gets "{name} answer {n}.", each
+// asks for a Bash tool call, "[read <path>]" for a call of Claude Code's
+// Read tool on that file, anything else gets "{name} answer {n}.", each
 // after the reasoning "{name} reasoning {n}.". It is safe for concurrent
 // use.
 type ChatUpstream struct {
@@ -92,6 +113,12 @@ type ChatUpstream struct {
 	responses int
 	reasoning map[string]bool // reasoning texts it answered
 	observe   func(Received)
+	// signatures are the thought signatures an OpenRouterGemini issued,
+	// with the call each was issued for ("" for an answer without one);
+	// issuedDetails the reasoning_details of each answer, part by part
+	// (see canonicalJSON).
+	signatures    map[string]string
+	issuedDetails [][]string
 }
 
 // scriptedFailure is an error the next request gets.
@@ -103,7 +130,7 @@ type scriptedFailure struct {
 // NewChatUpstream starts a mock chat-completions server of flavor f; name
 // appears in its ids and texts. Close it when done.
 func NewChatUpstream(name string, f ChatFlavor) *ChatUpstream {
-	u := &ChatUpstream{name: name, flavor: f, reasoning: make(map[string]bool)}
+	u := &ChatUpstream{name: name, flavor: f, reasoning: make(map[string]bool), signatures: make(map[string]string)}
 	u.start(u.serveHTTP)
 	return u
 }
@@ -164,6 +191,13 @@ func (u *ChatUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusBadRequest, "invalid_request_error", msg)
 		return
 	}
+	if ref := u.refusal(req); ref != nil {
+		u.mu.Lock()
+		rec.ErrorMessage = ref.message
+		u.mu.Unlock()
+		reply(ref.status, "application/json", ref.body)
+		return
+	}
 	if model != "" && req.Model != model {
 		fail(http.StatusNotFound, "not_found_error", fmt.Sprintf("model %q not found", req.Model))
 		return
@@ -172,10 +206,21 @@ func (u *ChatUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	u.responses++
 	rep := u.compose(req, u.responses)
 	u.reasoning[rep.reasoning] = true
+	u.issue(rep, req.Stream)
 	u.mu.Unlock()
 	if req.Stream {
 		u.stream(w, rec, rep, req.StreamOptions.IncludeUsage)
 		return
 	}
 	reply(http.StatusOK, "application/json", rep.json())
+}
+
+// refusal returns the refusal of a request the flavor's server refuses
+// for its parameters or the reasoning it brings back, in that server's
+// envelope, or nil.
+func (u *ChatUpstream) refusal(req *chatRequest) *chatRefusal {
+	if r := u.paramRefusal(req); r != nil {
+		return r
+	}
+	return u.detailsRefusal(req)
 }

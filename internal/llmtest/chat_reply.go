@@ -15,11 +15,22 @@ type chatReply struct {
 	text      string // "" for a tool call
 	call      chatToolCall
 	prompt    int
+	sig       string // an OpenRouterGemini's thought signature
 }
 
 func (u *ChatUpstream) compose(req *chatRequest, n int) chatReply {
 	rep := chatReply{flavor: u.flavor, id: fmt.Sprintf("chatcmpl-%s-%d", u.name, n), model: req.Model,
 		reasoning: u.Reasoning(n), prompt: 100 + 10*len(req.Messages)}
+	if u.flavor == OpenRouterGemini {
+		rep.sig = newSignature()
+	}
+	if path, ok := readPath(req.lastText()); ok && req.hasTool("Read") {
+		rep.call = chatToolCall{ID: fmt.Sprintf("call_%s_%d", u.name, n), Type: "function"}
+		rep.call.Function.Name = "Read"
+		args, _ := json.Marshal(map[string]string{"file_path": path})
+		rep.call.Function.Arguments = string(args)
+		return rep
+	}
 	if strings.Contains(req.lastText(), "[tool]") && len(req.Tools) > 0 {
 		rep.call.ID = fmt.Sprintf("call_%s_%d", u.name, n)
 		rep.call.Type = "function"
@@ -48,16 +59,16 @@ func (r chatReply) finish() string {
 func (r chatReply) message() map[string]any {
 	m := map[string]any{"role": "assistant", "content": r.text}
 	switch r.flavor {
-	case DeepSeekStyle:
+	case DeepSeekStyle, KimiCodeStyle:
 		m["reasoning_content"] = r.reasoning
 	case VLLMStyle:
 		m["reasoning"] = r.reasoning
 	case ThinkTagged:
 		m["content"] = "<think>\n" + r.reasoning + "\n</think>\n\n" + r.text
 		m["reasoning_content"] = nil
-	case OpenRouterStyle:
+	case OpenRouterStyle, OpenRouterGemini:
 		m["reasoning"] = r.reasoning
-		m["reasoning_details"] = []any{map[string]any{"type": "reasoning.text", "text": r.reasoning, "format": "unknown", "index": 0}}
+		m["reasoning_details"] = r.details(false)
 	}
 	if r.text == "" {
 		if r.flavor != ThinkTagged {
@@ -86,13 +97,21 @@ func (r chatReply) deltas() []map[string]any {
 	out := []map[string]any{{"role": "assistant", "content": ""}}
 	for _, p := range pieces(r.reasoning, 7) {
 		switch r.flavor {
-		case DeepSeekStyle:
+		case DeepSeekStyle, KimiCodeStyle:
 			out = append(out, map[string]any{"reasoning_content": p, "content": nil})
 		case VLLMStyle:
 			out = append(out, map[string]any{"reasoning": p})
-		case OpenRouterStyle:
-			out = append(out, map[string]any{"reasoning": p, "reasoning_details": []any{map[string]any{"type": "reasoning.text", "text": p, "index": 0}}})
+		case OpenRouterStyle, OpenRouterGemini:
+			part := r.details(true)[0]
+			part["text"] = p
+			out = append(out, map[string]any{"reasoning": p, "reasoning_details": []any{part}})
 		}
+	}
+	// Gemini's signature of a call comes in a chunk of its own before the
+	// call, that of an answer without calls after its text.
+	signature := map[string]any{"content": "", "role": "assistant", "reasoning": nil, "reasoning_details": []any{r.encryptedPart(true)}}
+	if r.flavor == OpenRouterGemini && r.text == "" {
+		out = append(out, signature)
 	}
 	if r.flavor == ThinkTagged {
 		for _, p := range pieces("<think>\n"+r.reasoning+"\n</think>\n\n", 5) {
@@ -101,6 +120,9 @@ func (r chatReply) deltas() []map[string]any {
 	}
 	for _, p := range pieces(r.text, 6) {
 		out = append(out, map[string]any{"content": p})
+	}
+	if r.flavor == OpenRouterGemini && r.text != "" {
+		out = append(out, signature)
 	}
 	if r.text == "" {
 		first := map[string]any{"index": 0, "id": r.call.ID, "type": "function", "function": map[string]any{"name": r.call.Function.Name, "arguments": ""}}
@@ -158,4 +180,25 @@ func (u *ChatUpstream) stream(w http.ResponseWriter, rec *Received, r chatReply,
 		chunk([]any{}, map[string]any{"usage": r.usage()})
 	}
 	write([]byte("data: [DONE]\n\n"))
+}
+
+// readPath returns the path of a "[read <path>]" in text: a request for a
+// call of Claude Code's Read tool on that file.
+func readPath(text string) (string, bool) {
+	_, rest, ok := strings.Cut(text, "[read ")
+	if !ok {
+		return "", false
+	}
+	path, _, ok := strings.Cut(rest, "]")
+	return path, ok && path != ""
+}
+
+// hasTool reports whether the request offers a tool of that name.
+func (r *chatRequest) hasTool(name string) bool {
+	for _, t := range r.Tools {
+		if t.Function.Name == name {
+			return true
+		}
+	}
+	return false
 }

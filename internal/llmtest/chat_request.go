@@ -15,7 +15,11 @@ type chatRequest struct {
 	StreamOptions struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
-	Tools []struct {
+	MaxTokens         json.RawMessage `json:"max_tokens"`
+	ToolChoice        json.RawMessage `json:"tool_choice"`
+	ParallelToolCalls *bool           `json:"parallel_tool_calls"`
+	ReasoningEffort   *string         `json:"reasoning_effort"`
+	Tools             []struct {
 		Type     string `json:"type"`
 		Function struct {
 			Name string `json:"name"`
@@ -95,7 +99,7 @@ func parseChatRequest(body []byte) (*chatRequest, string) {
 }
 
 // checkContent checks a message's content: a string, null on an
-// assistant message with tool calls, or text and image_url parts.
+// assistant message with tool calls, or text, image_url and file parts.
 func checkContent(i int, m chatMessage) string {
 	c := bytes.TrimSpace(m.Content)
 	switch {
@@ -116,7 +120,20 @@ func checkContent(i int, m chatMessage) string {
 	for j, p := range parts {
 		var typ string
 		json.Unmarshal(p["type"], &typ)
-		if typ != "text" && typ != "image_url" {
+		switch typ {
+		case "text", "image_url":
+		case "file":
+			// OpenAI's file part: a filename and the file as a data URL
+			// (https://platform.openai.com/docs/guides/pdf-files), as
+			// OpenRouter takes it too.
+			var f struct {
+				Filename string `json:"filename"`
+				FileData string `json:"file_data"`
+			}
+			if json.Unmarshal(p["file"], &f) != nil || f.Filename == "" || !strings.HasPrefix(f.FileData, "data:") || !strings.Contains(f.FileData, ";base64,") {
+				return fmt.Sprintf("messages[%d].content[%d].file: want a filename and file_data as a base64 data URL", i, j)
+			}
+		default:
 			return fmt.Sprintf("messages[%d].content[%d]: unknown part type %q", i, j, typ)
 		}
 	}
@@ -164,21 +181,26 @@ func (u *ChatUpstream) violation(req *chatRequest) string {
 	return ""
 }
 
+// fillerHead starts the filler transport openai gives a message without
+// the server's reasoning (see chatcompletions' filler.go): the mock takes
+// it for what it is, a placeholder, not another backend's reasoning.
+const fillerHead = "Step without its reasoning: "
+
 // reasoningBack checks the reasoning an assistant message (the last one,
 // a prefill, when last is set) brings back: the rules of DeepSeek and Kimi,
-// and that it is this server's own or a blank placeholder.
+// and that it is this server's own, a blank placeholder or a filler.
 func (u *ChatUpstream) reasoningBack(i int, m chatMessage, last bool) string {
 	missing := m.ReasoningContent == nil
 	switch {
 	case u.flavor == DeepSeekStyle && len(m.ToolCalls) > 0 && missing:
 		return fmt.Sprintf("Missing `reasoning_content` field in the assistant message at message index %d", i)
-	case u.flavor == KimiStyle && len(m.ToolCalls) > 0 && missing:
+	case (u.flavor == KimiStyle || u.flavor == KimiCodeStyle) && len(m.ToolCalls) > 0 && missing:
 		return fmt.Sprintf("thinking is enabled but reasoning_content is missing in assistant tool call message at index %d", i)
 	case u.flavor == DeepSeekV4Style && !last && missing:
 		return "The `reasoning_content` in the thinking mode must be passed back to the API."
 	}
 	for _, r := range []*string{m.ReasoningContent, m.Reasoning} {
-		if r == nil || strings.TrimSpace(*r) == "" {
+		if r == nil || strings.TrimSpace(*r) == "" || strings.HasPrefix(*r, fillerHead) {
 			continue
 		}
 		u.mu.Lock()

@@ -20,7 +20,7 @@ import (
 // to u.
 func client(t *testing.T, u *llmtest.ChatUpstream, reasoning string) anthropic.Client {
 	t.Helper()
-	tr := &transport.OpenAI{Reasoning: reasoning, Models: transport.Models{{Match: "claude-*", Model: "served"}}}
+	tr := &transport.OpenAI{Reasoning: reasoning, Models: transport.Models{{Match: "claude-*", Model: "served"}}, SigningKey: "judge"}
 	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
 	t.Cleanup(cancel)
 	if err := tr.Provision(ctx); err != nil {

@@ -1,0 +1,185 @@
+package integration
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+)
+
+// claudeCodeCapture reads a request Claude Code 2.1.328 sent (see
+// testdata/claude-code-2.1.328) as its top-level members.
+func claudeCodeCapture(t *testing.T, name string) map[string]json.RawMessage {
+	t.Helper()
+	b, err := os.ReadFile("../testdata/claude-code-2.1.328/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// claudeCodeHeaders are the headers of Claude Code's first captured
+// request, but its length and encodings.
+func claudeCodeHeaders(t *testing.T) http.Header {
+	t.Helper()
+	b, err := os.ReadFile("../testdata/claude-code-2.1.328/capture-headers.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var caps []struct {
+		Headers http.Header `json:"headers"`
+	}
+	if err := json.Unmarshal(b, &caps); err != nil || len(caps) == 0 {
+		t.Fatalf("capture-headers.json: %v", err)
+	}
+	h := caps[0].Headers.Clone()
+	h.Del("Content-Length")
+	h.Del("Accept-Encoding")
+	return h
+}
+
+// sideShapes are the requests of Claude Code's besides the main loop:
+// its quota check, warm-up and key test (max_tokens 1, the content a
+// string), the session title (tools [], thinking disabled, a JSON schema
+// asked for: capture 6), a request with no tools and tool_choice none,
+// and one with tools and tool_choice none (capture 1, changed).
+func sideShapes(t *testing.T) map[string]map[string]json.RawMessage {
+	t.Helper()
+	shapes := map[string]map[string]json.RawMessage{}
+	meta := claudeCodeCapture(t, "capture-6-interactive-title-side-request.json")["metadata"]
+	for _, content := range []string{"quota", ".", "test"} {
+		shapes["max_tokens 1, "+content] = map[string]json.RawMessage{
+			"model": json.RawMessage(`"claude-haiku-4-5-20251001"`), "max_tokens": json.RawMessage(`1`),
+			"messages": json.RawMessage(`[{"role":"user","content":` + quote(content) + `}]`), "metadata": meta}
+	}
+	shapes["title"] = claudeCodeCapture(t, "capture-6-interactive-title-side-request.json")
+	noTools := claudeCodeCapture(t, "capture-1-first-turn.json")
+	delete(noTools, "tools")
+	noTools["tool_choice"] = json.RawMessage(`{"type":"none"}`)
+	shapes["no tools, tool_choice none"] = noTools
+	withTools := claudeCodeCapture(t, "capture-1-first-turn.json")
+	withTools["tool_choice"] = json.RawMessage(`{"type":"none"}`)
+	shapes["tools, tool_choice none"] = withTools
+	return shapes
+}
+
+// postMessages posts a Messages body as Claude Code does and returns the
+// status and body.
+func postMessages(t *testing.T, g *gateway, path string, h http.Header, body []byte) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, g.url()+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = h.Clone()
+	resp, err := (&http.Client{Transport: g.transport}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+// assertMessagesAnswer fails unless b is a valid Messages answer, whole or
+// streamed: message_start first and message_stop last, a stop reason, and
+// blocks the client can send back (no empty text, a signature on every
+// thinking block).
+func assertMessagesAnswer(t *testing.T, name string, stream bool, b []byte) {
+	t.Helper()
+	var msg []byte
+	if stream {
+		events := llmtest.Events(b)
+		if len(events) < 3 || events[0].Name != "message_start" || events[len(events)-1].Name != "message_stop" {
+			t.Errorf("%s: the stream is no Messages stream:\n%s", name, b)
+			return
+		}
+		var err error
+		if msg, err = llmtest.AssembleStream(b); err != nil {
+			t.Errorf("%s: %v", name, err)
+			return
+		}
+	} else {
+		msg = b
+	}
+	var m struct {
+		Type       string `json:"type"`
+		Content    []contentBlock
+		StopReason string `json:"stop_reason"`
+		Usage      struct {
+			InputTokens int `json:"input_tokens"`
+		} `json:"usage"`
+	}
+	if err := json.Unmarshal(msg, &m); err != nil || len(m.Content) == 0 || m.StopReason == "" || (!stream && (m.Type != "message" || m.Usage.InputTokens <= 0)) {
+		t.Errorf("%s: not a valid answer (%v):\n%s", name, err, b)
+		return
+	}
+	for _, c := range m.Content {
+		if c.Type == "text" && strings.TrimSpace(c.Text) == "" || c.Type == "thinking" && c.Signature == "" {
+			t.Errorf("%s: a block the API would refuse back: %+v", name, c)
+		}
+	}
+}
+
+// TestClaudeCodeSideShapesThroughOpenAI: Claude Code's requests besides
+// its main loop, through transport openai to each strict chat mock,
+// streamed and not: each answered 200 with a valid Messages answer; no
+// tool_choice without tools reaches a server (OpenAI refuses it); and
+// count_tokens is answered by the transport, without asking the server.
+func TestClaudeCodeSideShapesThroughOpenAI(t *testing.T) {
+	for _, tc := range []struct {
+		flavor llmtest.ChatFlavor
+		block  string
+	}{
+		{llmtest.DeepSeekStyle, ""},
+		{llmtest.VLLMStyle, "reasoning reasoning\n\t\t\tthinking_switch chat_template_kwargs"},
+		{llmtest.ThinkTagged, "reasoning think_tags"},
+		{llmtest.OpenRouterGemini, "model * " + geminiOnOpenRouter + "\n\t\t\treasoning reasoning_details"},
+		{llmtest.OpenAIStyle, "model * gpt-5\n\t\t\treasoning none\n\t\t\tmax_tokens_field max_completion_tokens\n\t\t\tthinking_switch reasoning_effort"},
+	} {
+		t.Run(tc.flavor.String(), func(t *testing.T) {
+			g := newGateway(t, nil, "chat", withChat("chat", tc.flavor, "transport openai {\n\t\t\t"+tc.block+"\n\t\t}"))
+			chat := g.chats["chat"]
+			h := claudeCodeHeaders(t)
+			for name, shape := range sideShapes(t) {
+				for _, stream := range []bool{true, false} {
+					shape["stream"] = json.RawMessage(fmt.Sprint(stream))
+					body, _ := json.Marshal(shape)
+					status, b := postMessages(t, g, "/v1/messages?beta=true", h, body)
+					if status != http.StatusOK {
+						t.Errorf("%s, stream %v: %d %s", name, stream, status, b)
+						continue
+					}
+					assertMessagesAnswer(t, fmt.Sprintf("%s, stream %v", name, stream), stream, b)
+					top, _ := chatRequest(t, lastChatRequest(t, chat).Body)
+					if _, has := top["tools"]; !has && (top["tool_choice"] != nil || top["parallel_tool_calls"] != nil) {
+						t.Errorf("%s: tool_choice without tools: %s", name, lastChatRequest(t, chat).Body)
+					}
+				}
+			}
+			asked := len(chat.Requests())
+			count := claudeCodeCapture(t, "capture-2-tool-result-same-run.json")
+			delete(count, "stream")
+			delete(count, "max_tokens")
+			body, _ := json.Marshal(count)
+			status, b := postMessages(t, g, "/v1/messages/count_tokens?beta=true", h, body)
+			var counted struct {
+				InputTokens int `json:"input_tokens"`
+			}
+			if status != http.StatusOK || json.Unmarshal(b, &counted) != nil || counted.InputTokens <= 1000 || len(chat.Requests()) != asked {
+				t.Errorf("count_tokens: %d %s, the server asked %d times", status, b, len(chat.Requests())-asked)
+			}
+			assertNoRefusal(t, tc.flavor.String(), chat.Requests())
+		})
+	}
+}
