@@ -3,7 +3,6 @@ package integration
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -89,7 +88,12 @@ func TestAClientCannotTeachTheGatewayForOthers(t *testing.T) {
 			body, beta := vector(w)
 			// Whatever the attacker gets (the safety net may even repair
 			// its request), nobody else's requests may change.
-			g.post(t, body, "attacker-"+name, beta)
+			h := claudeCodeHeader()
+			h.Set("X-Claude-Code-Session-Id", "attacker-"+name)
+			if beta != "" {
+				h.Set("Anthropic-Beta", beta)
+			}
+			g.send(t, "/v1/messages?beta=true", h, []byte(body))
 			attacks++
 			if s := g.stats(); s.Learned != 0 {
 				t.Fatalf("%s %q taught %+v", name, w, s.Capabilities)
@@ -127,33 +131,6 @@ func TestAClientCannotTeachTheGatewayForOthers(t *testing.T) {
 		!bytes.Contains(want, []byte(`"type":"thinking"`)) {
 		t.Fatalf("the victim's request does not ask for what an attack would take away:\n%s", want)
 	}
-}
-
-// post sends body to the gateway's /v1/messages as a client of the given
-// session, with anthropic-beta set when beta is not "", and returns the
-// status and body of the answer.
-func (g *gateway) post(t *testing.T, body, session, beta string) (int, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, g.url()+"/v1/messages?beta=true", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Anthropic-Version", "2023-06-01")
-	req.Header.Set("X-Claude-Code-Session-Id", session)
-	if beta != "" {
-		req.Header.Set("Anthropic-Beta", beta)
-	}
-	resp, err := (&http.Client{Transport: g.transport}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, b
 }
 
 // jsonString writes s as a JSON string.

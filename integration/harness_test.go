@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -227,6 +228,37 @@ func okTurns(t *testing.T) func(*llmtest.Turn, error) *llmtest.Turn {
 		}
 		return turn
 	}
+}
+
+// send posts body to the gateway at path with the header h and returns the
+// answer's status, header and body.
+func (g *gateway) send(t *testing.T, path string, h http.Header, body []byte) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, g.url()+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = h.Clone()
+	resp, err := (&http.Client{Transport: g.transport}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, b
+}
+
+// claudeCodeHeader returns the headers Claude Code sends with a request.
+func claudeCodeHeader() http.Header {
+	h := http.Header{}
+	for k, v := range map[string]string{"Content-Type": "application/json", "X-Api-Key": "sk-test", "Anthropic-Version": "2023-06-01",
+		"Anthropic-Beta": "claude-code-20250219", "User-Agent": "claude-cli/2.1.328 (external, sdk-cli)"} {
+		h.Set(k, v)
+	}
+	return h
 }
 
 // lastRequest returns the body the upstream received last.

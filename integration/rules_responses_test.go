@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"slices"
@@ -220,24 +219,8 @@ func TestResponsesToolResultMediaReachTheModel(t *testing.T) {
 // body of the answer.
 func postMessages(t *testing.T, g *gateway, path, body string) (int, string, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, g.url()+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range map[string]string{"Content-Type": "application/json", "X-Api-Key": "sk-test", "Anthropic-Version": "2023-06-01",
-		"Anthropic-Beta": "claude-code-20250219", "User-Agent": "claude-cli/2.1.328 (external, sdk-cli)"} {
-		req.Header.Set(k, v)
-	}
-	resp, err := (&http.Client{Transport: g.transport}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header.Get("Content-Type"), b
+	status, h, b := g.send(t, path, claudeCodeHeader(), []byte(body))
+	return status, h.Get("Content-Type"), b
 }
 
 // messagesAnswer reads a Messages answer, JSON or a stream, strictly: a

@@ -1,10 +1,8 @@
 package integration
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -73,24 +71,6 @@ func sideShapes(t *testing.T) map[string]map[string]json.RawMessage {
 	return shapes
 }
 
-// postMessages posts a Messages body as Claude Code does and returns the
-// status and body.
-func postMessages(t *testing.T, g *gateway, path string, h http.Header, body []byte) (int, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, g.url()+path, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header = h.Clone()
-	resp, err := (&http.Client{Transport: g.transport}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
-}
-
 // assertMessagesAnswer fails unless b is a valid Messages answer, whole or
 // streamed: message_start first and message_stop last, a stop reason, and
 // blocks the client can send back (no empty text, a signature on every
@@ -155,7 +135,7 @@ func TestClaudeCodeSideShapesThroughOpenAI(t *testing.T) {
 				for _, stream := range []bool{true, false} {
 					shape["stream"] = json.RawMessage(fmt.Sprint(stream))
 					body, _ := json.Marshal(shape)
-					status, b := postMessages(t, g, "/v1/messages?beta=true", h, body)
+					status, _, b := g.send(t, "/v1/messages?beta=true", h, body)
 					if status != http.StatusOK {
 						t.Errorf("%s, stream %v: %d %s", name, stream, status, b)
 						continue
@@ -172,7 +152,7 @@ func TestClaudeCodeSideShapesThroughOpenAI(t *testing.T) {
 			delete(count, "stream")
 			delete(count, "max_tokens")
 			body, _ := json.Marshal(count)
-			status, b := postMessages(t, g, "/v1/messages/count_tokens?beta=true", h, body)
+			status, _, b := g.send(t, "/v1/messages/count_tokens?beta=true", h, body)
 			var counted struct {
 				InputTokens int `json:"input_tokens"`
 			}
