@@ -24,7 +24,10 @@ var GeminiDummySignature = base64.StdEncoding.EncodeToString([]byte("skip_though
 // thought signature; a signature it did not issue, or issued for another
 // part ("Corrupted thought signature."), the documented dummy aside; as
 // many function responses as calls, right after them, with their ids; a
-// wrong key. Replies are scripted: "[tool]" in the last user text asks for
+// wrong key; and what the model named in the path does not take (see
+// gemini_rules.go: thinkingLevel or any thinkingConfig by model, the
+// bound of maxOutputTokens, media inside function responses before
+// Gemini 3). Replies are scripted: "[tool]" in the last user text asks for
 // a Bash call ("[parallel]" for two at once, the second unsigned), anything
 // else gets "{name} answer {n}."; each after the thought "{name} thinks
 // #{n}." when thoughts are asked for. A call carries its signature and an
@@ -36,8 +39,11 @@ type GeminiUpstream struct {
 	name string
 
 	// Guarded by mu.
-	responses int
-	issued    map[string]string // signature -> the part it was issued on
+	responses   int
+	issued      map[string]string // signature -> the part it was issued on
+	outputBound int               // see OutputBound
+	emptyReason string            // see AnswerEmpty
+	empties     int
 }
 
 // NewGeminiUpstream starts a mock Gemini API; name appears in its ids and
@@ -102,6 +108,9 @@ func (u *GeminiUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if msg == "" {
 		u.mu.Lock()
 		msg = u.violation(req)
+		if msg == "" {
+			msg = u.modelRule(req, model)
+		}
 		u.mu.Unlock()
 	}
 	if msg != "" {
@@ -109,6 +118,16 @@ func (u *GeminiUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u.mu.Lock()
+	if reason := u.takeEmpty(); reason != "" {
+		empty := emptyAnswer(reason, model, len(u.received))
+		u.mu.Unlock()
+		if method == "streamGenerateContent" {
+			u.streamEvents(w, rec, [][]byte{empty})
+			return
+		}
+		reply(http.StatusOK, "application/json; charset=UTF-8", empty)
+		return
+	}
 	u.responses++
 	rep := u.compose(req, u.responses, model)
 	u.mu.Unlock()
@@ -215,6 +234,9 @@ func (u *GeminiUpstream) compose(req *gemRequest, n int, model string) geminiRep
 		return rep
 	}
 	rep.text = fmt.Sprintf("%s answer %d.", u.name, n)
+	if media := req.responseMedia(); len(media) > 0 {
+		rep.text += " Seen: " + strings.Join(media, ", ") + "."
+	}
 	u.issued[rep.sig] = "text"
 	return rep
 }
@@ -282,11 +304,21 @@ func (r geminiReply) json() []byte {
 // stream writes the answer as Gemini streams it: one response per event,
 // the events framed with CRLF, flushed one at a time.
 func (u *GeminiUpstream) stream(w http.ResponseWriter, rec *Received, r geminiReply) {
+	chunks := r.parts(true)
+	events := make([][]byte, len(chunks))
+	for i, parts := range chunks {
+		events[i] = r.response(parts, i == len(chunks)-1)
+	}
+	u.streamEvents(w, rec, events)
+}
+
+// streamEvents writes one event per response, framed with CRLF, flushed
+// one at a time.
+func (u *GeminiUpstream) streamEvents(w http.ResponseWriter, rec *Received, responses [][]byte) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
-	chunks := r.parts(true)
-	for i, parts := range chunks {
-		event := append(append([]byte("data: "), r.response(parts, i == len(chunks)-1)...), "\r\n\r\n"...)
+	for _, resp := range responses {
+		event := append(append([]byte("data: "), resp...), "\r\n\r\n"...)
 		w.Write(event)
 		if f, ok := w.(http.Flusher); ok {
 			f.Flush()
