@@ -30,8 +30,9 @@ var GeminiDummySignature = base64.StdEncoding.EncodeToString([]byte("skip_though
 // Gemini 3). Replies are scripted: "[tool]" in the last user text asks for
 // a Bash call ("[parallel]" for two at once, the second unsigned), anything
 // else gets "{name} answer {n}."; each after the thought "{name} thinks
-// #{n}." when thoughts are asked for. A call carries its signature and an
-// id; an answer without calls its signature on its last part (in a stream,
+// #{n}." when thoughts are asked for. A call carries its signature (none
+// from Gemini 2.0 and older, which sign nothing) and an id; an answer
+// without calls its signature on its last part (in a stream,
 // an empty part of its own in the last chunk, as Gemini 3 sends it). It is
 // safe for concurrent use.
 type GeminiUpstream struct {
@@ -107,7 +108,7 @@ func (u *GeminiUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	req, msg := parseGemRequest(body)
 	if msg == "" {
 		u.mu.Lock()
-		msg = u.violation(req)
+		msg = u.violation(req, thinkingOf(model) == thinksByLevel)
 		if msg == "" {
 			msg = u.modelRule(req, model)
 		}
@@ -139,8 +140,10 @@ func (u *GeminiUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // violation returns Google's message for a request Gemini 3 refuses, or
-// "". Called with u.mu held.
-func (u *GeminiUpstream) violation(req *gemRequest) string {
+// "". Only Gemini 3 (signed) refuses a current-turn call without its
+// signature; older models never issued one to check. Called with u.mu
+// held.
+func (u *GeminiUpstream) violation(req *gemRequest, signed bool) string {
 	current := req.currentTurn()
 	for i, c := range req.Contents {
 		calls, first := 0, true
@@ -155,7 +158,7 @@ func (u *GeminiUpstream) violation(req *gemRequest) string {
 				continue
 			}
 			calls++
-			if first && i > current && p.ThoughtSignature == "" {
+			if signed && first && i > current && p.ThoughtSignature == "" {
 				return fmt.Sprintf("Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, "+
 					"and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:%s` , position %d. "+
 					"Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.", p.FunctionCall.Name, i+1)
@@ -208,7 +211,11 @@ type geminiReply struct {
 
 // compose makes the n-th reply. Called with u.mu held.
 func (u *GeminiUpstream) compose(req *gemRequest, n int, model string) geminiReply {
-	rep := geminiReply{id: fmt.Sprintf("gresp-%s-%d", u.name, n), model: model, prompt: 100 + 10*len(req.Contents), sig: u.newSignature()}
+	rep := geminiReply{id: fmt.Sprintf("gresp-%s-%d", u.name, n), model: model, prompt: 100 + 10*len(req.Contents)}
+	if thinkingOf(model) != thinksNot {
+		// Gemini 2.0 and older never think, and sign nothing.
+		rep.sig = u.newSignature()
+	}
 	if g := req.GenerationConfig; g != nil && g.ThinkingConfig != nil && g.ThinkingConfig.IncludeThoughts {
 		rep.thought = u.Thought(n)
 	}
@@ -230,15 +237,23 @@ func (u *GeminiUpstream) compose(req *gemRequest, n int, model string) geminiRep
 			rep.calls = append(rep.calls, gemFunctionCall{ID: fmt.Sprintf("gcall-%s-%d-%d", u.name, n, k), Name: tool,
 				Args: json.RawMessage(fmt.Sprintf(`{"command":"echo %s %d"}`, u.name, k))})
 		}
-		u.issued[rep.sig] = "call " + tool
+		u.issue(rep.sig, "call "+tool)
 		return rep
 	}
 	rep.text = fmt.Sprintf("%s answer %d.", u.name, n)
 	if media := req.responseMedia(); len(media) > 0 {
 		rep.text += " Seen: " + strings.Join(media, ", ") + "."
 	}
-	u.issued[rep.sig] = "text"
+	u.issue(rep.sig, "text")
 	return rep
+}
+
+// issue records a signature issued on a part; "" is none. Called with
+// u.mu held.
+func (u *GeminiUpstream) issue(sig, on string) {
+	if sig != "" {
+		u.issued[sig] = on
+	}
 }
 
 // newSignature returns a signature of Gemini's look: standard base64, as
@@ -261,12 +276,15 @@ func (r geminiReply) parts(stream bool) [][]map[string]any {
 		var calls []map[string]any
 		for i, c := range r.calls {
 			p := map[string]any{"functionCall": map[string]any{"id": c.ID, "name": c.Name, "args": c.Args}}
-			if i == 0 {
+			if i == 0 && r.sig != "" {
 				p["thoughtSignature"] = r.sig
 			}
 			calls = append(calls, p)
 		}
 		return append(chunks, calls)
+	}
+	if r.sig == "" {
+		return append(chunks, []map[string]any{{"text": r.text}})
 	}
 	if !stream {
 		return append(chunks, []map[string]any{{"text": r.text, "thoughtSignature": r.sig}})
