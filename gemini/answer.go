@@ -76,7 +76,7 @@ func (j *jsonSink) open(k kind) {
 }
 
 // delta appends the value of lit, escaped, inside the open string.
-func (j *jsonSink) delta(_ kind, lit []byte) { j.dst = requote(j.dst, lit[1:len(lit)-1]) }
+func (j *jsonSink) delta(_ kind, lit []byte) { j.dst = jsonstr.RequoteAll(j.dst, lit[1:len(lit)-1]) }
 
 func (j *jsonSink) close(k kind, signature string) {
 	j.dst = append(j.dst, '"')

@@ -140,7 +140,7 @@ func (b *blocks) thinkingDelta(text jsonscan.Value) {
 	v, buf, ok := jsonstr.Value(b.scratch[:0], text)
 	b.scratch = buf
 	if !ok {
-		v, _ = jsonstr.Append(nil, append(requote([]byte{'"'}, text[1:len(text)-1]), '"'))
+		v, _ = jsonstr.Append(nil, append(jsonstr.RequoteAll([]byte{'"'}, text[1:len(text)-1]), '"'))
 	}
 	b.think.Write(v)
 	b.out.delta(thinkingBlock, text)
@@ -186,18 +186,19 @@ func (b *blocks) call(fc jsonscan.Value) {
 }
 
 // input returns the tool_use input of a call's args: the args, when they
-// are a valid JSON object; {} for none (or null); anything else, arguments
-// nested deeper than a JSON reader follows or holding bytes that are not
-// JSON, as {"raw_arguments": "<the text>"}, as the other translations keep
-// arguments that are not an object: never {} in their place.
+// are a valid JSON object a message can hold (see toolargs.MaxDepth); {}
+// for none (or null); anything else, arguments nested deeper or holding
+// bytes that are not JSON, as {"raw_arguments": "<the text>"}, as the
+// other translations keep arguments that are not an object: never {} in
+// their place.
 func input(args jsonscan.Value) []byte {
 	switch {
 	case len(args) == 0 || string(args) == "null":
 		return []byte("{}")
-	case args[0] == '{' && jsonscan.Valid(args):
+	case args[0] == '{' && jsonscan.Valid(args) && toolargs.Fits(args):
 		return args
 	}
-	return append(jsonstr.Quote([]byte(`{"`+toolargs.RawKey+`":`), args), '}')
+	return toolargs.Raw(args)
 }
 
 // plainID reports whether id may be a tool_use id as it is: letters,

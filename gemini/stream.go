@@ -2,7 +2,6 @@ package gemini
 
 import (
 	"bytes"
-	"unicode/utf8"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
@@ -203,10 +202,10 @@ func (s *sseSink) delta(k kind, lit []byte) {
 		head = messagesapi.ThinkingDeltaHead
 	}
 	s.dst = messagesapi.AppendDeltaHead(s.dst, s.index, head)
-	if utf8.Valid(lit) && literal(lit) {
-		s.dst = append(s.dst, lit...)
+	if literal(lit) {
+		s.dst = jsonstr.AppendUTF8(s.dst, lit)
 	} else {
-		s.dst = append(requote(append(s.dst, '"'), lit[1:len(lit)-1]), '"')
+		s.dst = append(jsonstr.RequoteAll(append(s.dst, '"'), lit[1:len(lit)-1]), '"')
 	}
 	s.dst = messagesapi.AppendDeltaTail(s.dst)
 }
@@ -244,17 +243,6 @@ func appendName(dst []byte, name jsonscan.Value) []byte {
 		return append(dst, `""`...)
 	}
 	return append(dst, name...)
-}
-
-// requote appends the contents of a string literal as jsonstr.Requote
-// writes them: a valid literal's contents, whatever they were.
-func requote(dst, contents []byte) []byte {
-	for len(contents) > 0 {
-		var n int
-		dst, n = jsonstr.Requote(dst, contents, len(contents)*3+jsonstr.MinRequoteRoom)
-		contents = contents[n:]
-	}
-	return dst
 }
 
 // literal reports whether v is a valid string literal, which the
