@@ -108,6 +108,7 @@ type requestWriter struct {
 	pending toolcall.Pending
 	names   []jsonscan.Value
 	ids     []jsonscan.Value
+	results []jsonscan.Value // of the user content being written, by place
 	orphans toolcall.Orphans
 	scratch []byte
 

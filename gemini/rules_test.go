@@ -243,3 +243,19 @@ func contentOf(t *testing.T, msg []byte) []map[string]any {
 	}
 	return m.Content
 }
+
+// TestResponsesInTheCallsOrder: Claude Code sends the results of parallel
+// calls as its tools finish; Gemini gets the responses in the calls'
+// order, a call without a result answered in its place.
+func TestResponsesInTheCallsOrder(t *testing.T) {
+	body := `{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"go"},` +
+		`{"role":"assistant","content":[{"type":"tool_use","id":"toolu_gA","name":"Read","input":{}},{"type":"tool_use","id":"toolu_gB","name":"Bash","input":{}},{"type":"tool_use","id":"toolu_gC","name":"Grep","input":{}}]},` +
+		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_gC","content":"c"},{"type":"tool_result","tool_use_id":"toolu_gA","content":"a"}]}]}`
+	b, _ := json.Marshal(translated(t, body, RequestOptions{Model: "gemini-3-pro-preview"})["contents"].([]any)[2])
+	want := `{"parts":[{"functionResponse":{"id":"A","name":"Read","response":{"output":"a"}}},` +
+		`{"functionResponse":{"id":"B","name":"Bash","response":{"output":"(no result)"}}},` +
+		`{"functionResponse":{"id":"C","name":"Grep","response":{"output":"c"}}}],"role":"user"}`
+	if string(b) != want {
+		t.Errorf("\n got %s\nwant %s", b, want)
+	}
+}

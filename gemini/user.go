@@ -1,6 +1,8 @@
 package gemini
 
 import (
+	"slices"
+
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
@@ -25,9 +27,10 @@ func (w *requestWriter) user(content jsonscan.Value) {
 		u.close()
 		return
 	}
+	w.results = slices.Grow(w.results[:0], len(w.names))[:len(w.names)]
+	clear(w.results)
 	orphans := w.orphans.Sort(content, &w.pending, w.Held, func(place int, b jsonscan.Value) {
-		u.start()
-		w.response(place, b)
+		w.results[place] = b
 	})
 	u.placeholders()
 	if orphans {
@@ -84,17 +87,25 @@ func (u *userWriter) close() {
 	}
 }
 
-// placeholders answers every call still waiting, and forgets the calls.
+// placeholders writes the responses of the last model content's calls in
+// the calls' order, whatever the order of the results (Claude Code sends
+// them as its tools finish): each result kept in results, a placeholder
+// for every call still waiting; and forgets the calls.
 func (u *userWriter) placeholders() {
 	w := u.w
-	for place := range w.pending.Waiting {
+	w.pending.Waiting(func(int, jsonscan.Value) bool { return false }) // forgets the calls
+	for place := range w.names {
 		u.start()
+		if place < len(w.results) && w.results[place] != nil {
+			w.response(place, w.results[place])
+			continue
+		}
 		w.Raw(`{"functionResponse":{"name":`)
 		w.Str(w.names[place])
 		w.responseID(place)
 		w.Raw(`,"response":{"output":"(no result)"}}}`)
 	}
-	w.names, w.ids = w.names[:0], w.ids[:0]
+	w.names, w.ids, w.results = w.names[:0], w.ids[:0], w.results[:0]
 }
 
 // response writes the function response of the call at place: the tool

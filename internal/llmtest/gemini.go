@@ -28,7 +28,8 @@ var GeminiDummySignature = base64.StdEncoding.EncodeToString([]byte("skip_though
 // gemini_rules.go: thinkingLevel or any thinkingConfig by model, the
 // bound of maxOutputTokens, media inside function responses before
 // Gemini 3). Replies are scripted: "[tool]" in the last user text asks for
-// a Bash call ("[parallel]" for two at once, the second unsigned), anything
+// a Bash call ("[parallel]" for two at once, the second unsigned), each
+// "[read <path>]" a call of the Read tool on that path, anything
 // else gets "{name} answer {n}."; each after the thought "{name} thinks
 // #{n}." when thoughts are asked for. A call carries its signature (none
 // from Gemini 2.0 and older, which sign nothing) and an id; an answer
@@ -227,6 +228,14 @@ func (u *GeminiUpstream) compose(req *gemRequest, n int, model string) geminiRep
 				tool = d.Name
 			}
 		}
+	}
+	if reads := readPaths(last); len(reads) > 0 && req.declares("Read") {
+		for k, path := range reads {
+			args, _ := json.Marshal(map[string]string{"file_path": path})
+			rep.calls = append(rep.calls, gemFunctionCall{ID: fmt.Sprintf("gcall-%s-%d-%d", u.name, n, k), Name: "Read", Args: args})
+		}
+		u.issue(rep.sig, "call Read")
+		return rep
 	}
 	if strings.Contains(last, "[tool]") && tool != "" {
 		calls := 1

@@ -3,6 +3,7 @@ package llmtest
 import (
 	"encoding/base64"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -204,4 +205,28 @@ func (r *gemRequest) responseMedia() []string {
 		}
 	}
 	return types
+}
+
+// readMark asks the mock for a call of the Read tool on a path.
+var readMark = regexp.MustCompile(`\[read ([^\]]+)\]`)
+
+// readPaths returns the paths a text asks the mock to Read, in order.
+func readPaths(text string) []string {
+	var paths []string
+	for _, m := range readMark.FindAllStringSubmatch(text, -1) {
+		paths = append(paths, m[1])
+	}
+	return paths
+}
+
+// declares reports whether the request offers a function of that name.
+func (r *gemRequest) declares(name string) bool {
+	for _, t := range r.Tools {
+		for _, d := range t.FunctionDeclarations {
+			if d.Name == name {
+				return true
+			}
+		}
+	}
+	return false
 }

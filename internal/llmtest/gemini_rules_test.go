@@ -171,3 +171,17 @@ func TestGeminiAnswersEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiReadsWhenAsked: "[read <path>]" in the last user text makes
+// the mock call the Read tool on each path, the first call signed.
+func TestGeminiReadsWhenAsked(t *testing.T) {
+	u := NewGeminiUpstream("gem")
+	defer u.Close()
+	body := `{"contents":[{"role":"user","parts":[{"text":"look at [read /p/a.pdf] and [read /p/b.png]"}]}],` +
+		`"tools":[{"functionDeclarations":[{"name":"Bash","parametersJsonSchema":{"type":"object"}},{"name":"Read","parametersJsonSchema":{"type":"object"}}]}]}`
+	status, out := gemPost(t, u, "gemini-3-pro-preview", false, body)
+	if status != http.StatusOK || !strings.Contains(out, `{"args":{"file_path":"/p/a.pdf"},"id":"gcall-gem-1-0","name":"Read"}`) ||
+		!strings.Contains(out, `"args":{"file_path":"/p/b.png"}`) || strings.Count(out, "thoughtSignature") != 1 {
+		t.Fatalf("%d %s", status, out)
+	}
+}
