@@ -91,7 +91,7 @@ func TestGeminiAnswerWithoutContentRetried(t *testing.T) {
 			}
 			reqs := gem.Requests()
 			if len(reqs) != 2 || !bytes.Equal(reqs[0].Body, reqs[1].Body) || !strings.Contains(string(reqs[0].Response), "MALFORMED_FUNCTION_CALL") {
-				t.Fatalf("Gemini got %d requests, want the same one twice", len(reqs))
+				t.Fatalf("Gemini got %d requests, want the same one twice:\n%.300s\n%.300s\n%.300s", len(reqs), reqs[0].Body, reqs[1].Body, reqs[0].Response)
 			}
 			if e := g.logEvents("thinking.upstream_no_answer"); len(e) != 1 || e[0]["retried"] != true {
 				t.Errorf("log: %v", e)

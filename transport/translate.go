@@ -1,9 +1,7 @@
 package transport
 
 import (
-	"bytes"
 	"errors"
-	"io"
 	"net/http"
 	"strconv"
 
@@ -119,37 +117,47 @@ func (x translator) roundTrip(req *http.Request, ep messagesapi.Endpoint, d dial
 	out := outgoing(req, mem.done(translated))
 	translated = nil // its memory must be unreachable once the upstream is done with it
 	d.prepare(out)
-	var kept io.Closer // a reference that keeps the translation for one more round
-	if r, ok := d.(retrying); ok && r.retries() {
-		kept = mem.body.Reader()
-	}
+	r, ok := d.(retrying)
+	retries := ok && r.retries()
 	resp, err := x.next.RoundTrip(out)
-	// The upstream answered: what is left of the translation is the http
-	// transport's reader, which it closes once done writing, and room for
-	// the answer.
-	mem.body.Close()
+	if !retries {
+		// The upstream answered: what is left of the translation is the
+		// http transport's reader, which it closes once done writing, and
+		// room for the answer. A dialect that retries keeps it until its
+		// answer says whether it needs another round.
+		mem.body.Close()
+	}
+	if err != nil {
+		return nil, err
+	}
+	resp, err = x.answer(resp, tk, d)
+	if retries {
+		resp, err = x.again(req, out, resp, err, tk, d)
+	}
+	return resp, err
+}
+
+// again sends out once more when its answer (resp, err) was one the model
+// failed to produce (see emptyAnswer), before the client's first byte;
+// when that one is too, it answers noAnswerResponse. Any other answer is
+// returned as it is.
+func (x translator) again(req, out *http.Request, resp *http.Response, err error, tk *budget.Ticket, d dialect) (*http.Response, error) {
+	var empty emptyAnswer
+	if !errors.As(err, &empty) {
+		return resp, err
+	}
+	x.logger.Info("thinking.upstream_no_answer", zap.String("why", empty.Error()), zap.Bool("retried", true))
+	retry := out.Clone(out.Context())
+	retry.Body, _ = out.GetBody()
+	resp, err = x.next.RoundTrip(retry)
 	if err == nil {
 		resp, err = x.answer(resp, tk, d)
 	}
-	var empty emptyAnswer
-	if kept != nil && errors.As(err, &empty) {
-		// Before the client's first byte: the same request once more.
-		x.logger.Info("thinking.upstream_no_answer", zap.String("why", empty.Error()), zap.Bool("retried", true))
-		again := out.Clone(out.Context())
-		again.Body, _ = out.GetBody()
-		resp, err = x.next.RoundTrip(again)
-		if err == nil {
-			resp, err = x.answer(resp, tk, d)
-		}
+	if !errors.As(err, &empty) {
+		return resp, err
 	}
-	if kept != nil {
-		kept.Close()
-	}
-	if errors.As(err, &empty) {
-		x.logger.Warn("thinking.upstream_no_answer", zap.String("why", empty.Error()), zap.Bool("retried", false))
-		return noAnswerResponse(req, empty), nil
-	}
-	return resp, err
+	x.logger.Warn("thinking.upstream_no_answer", zap.String("why", empty.Error()), zap.Bool("retried", false))
+	return noAnswerResponse(req, empty), nil
 }
 
 // noAnswerResponse is the answer to a request whose upstream answered
@@ -191,12 +199,14 @@ func (x translator) answer(resp *http.Response, tk *budget.Ticket, d dialect) (*
 		return resp, nil
 	}
 	if s := d.stream(resp); s != nil {
-		var stream io.ReadCloser = &guardedBody{ReadCloser: readCloser{messagesapi.NewReader(body, s), body}, logger: x.logger}
+		r := messagesapi.NewReader(body, s)
+		stream := &guardedBody{ReadCloser: readCloser{r, body}, logger: x.logger}
 		if n, ok := s.(noAnswerStream); ok {
 			// The first event says whether the model failed to produce an
 			// answer: nothing reaches the client before it is read.
-			var err error
-			if stream, err = firstEvent(stream, n); err != nil {
+			r.Prime()
+			if err := n.NoAnswer(); err != nil {
+				stream.Close()
 				return nil, err
 			}
 		}
@@ -205,23 +215,3 @@ func (x translator) answer(resp *http.Response, tk *budget.Ticket, d dialect) (*
 	}
 	return x.memory.heldAnswer(resp, body, tk, x.maxResponseSize, d.answer)
 }
-
-// firstEvent reads the first of a translated stream's output, which the
-// first upstream event gave (see messagesapi.Reader), and returns the
-// stream whole again, or the emptyAnswer the event was.
-func firstEvent(stream io.ReadCloser, s noAnswerStream) (io.ReadCloser, error) {
-	first := make([]byte, firstEventRoom)
-	// A read that failed fails again, after what it read: the stream
-	// ended (see messagesapi.Reader, guardedBody).
-	n, _ := stream.Read(first)
-	if e := s.NoAnswer(); e != nil {
-		stream.Close()
-		return nil, e
-	}
-	return readCloser{io.MultiReader(bytes.NewReader(first[:n]), stream), stream}, nil
-}
-
-// firstEventRoom is what the first read of a stream takes of its first
-// events (a message_start is some 300 bytes); the rest follows on the
-// next reads.
-const firstEventRoom = 2 << 10
