@@ -30,9 +30,11 @@ func init() {
 // gemini), and the answer comes back as a Messages answer under the model
 // the client asked for, Gemini's thoughts as thinking blocks and its
 // thought signatures in their envelopes, sealed with the gateway's key.
-// A request to …/v1/messages/count_tokens is answered by the transport
-// itself with an estimate. Every other request passes as with the http
-// transport, whose options all apply.
+// An answer the model failed to produce (no content, finishReason
+// MALFORMED_FUNCTION_CALL and the like) is asked for again once, before the
+// client's first byte. A request to …/v1/messages/count_tokens is answered
+// by the transport itself with an estimate. Every other request passes as
+// with the http transport, whose options all apply.
 type Gemini struct {
 	reverseproxy.HTTPTransport
 
