@@ -40,7 +40,10 @@ func (w *requestWriter) user(content jsonscan.Value) {
 		w.Raw(`"}`)
 	}
 	var name [32]byte
-	for b := range w.orphans.PartsWith(content, w.afterResponses) {
+	for b, ofResult := range w.orphans.Following(content) {
+		if ofResult && !w.afterResponses(b) {
+			continue
+		}
 		switch string(b.Get("type").Name(&name)) {
 		case "text":
 			if t := b.Get("text"); len(t) > 2 {

@@ -6,18 +6,18 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 )
 
-// PartsWith is Parts with the choice of what of the results not marked
-// follows them in the message: each block of their content that after
-// takes (Parts takes their images). A translation whose API carries some
-// media inside the result itself (Gemini 3's function responses) leaves
-// those out here.
-func (o *Orphans) PartsWith(content jsonscan.Value, after func(b jsonscan.Value) bool) iter.Seq[jsonscan.Value] {
-	return func(yield func(jsonscan.Value) bool) {
+// Following is Parts for a translation that chooses what of the results
+// not marked follows them in the message (Gemini 3 carries some media
+// inside the result itself): it yields the content's blocks other than
+// tool results, with false, and every block of the content of the results
+// not marked, with true, in order.
+func (o *Orphans) Following(content jsonscan.Value) iter.Seq2[jsonscan.Value, bool] {
+	return func(yield func(jsonscan.Value, bool) bool) {
 		k := -1
 		for b := range content.Elements() {
 			k++
 			if !b.Get("type").Is("tool_result") {
-				if !yield(b) {
+				if !yield(b, false) {
 					return
 				}
 				continue
@@ -26,13 +26,10 @@ func (o *Orphans) PartsWith(content jsonscan.Value, after func(b jsonscan.Value)
 				continue
 			}
 			for c := range b.Get("content").Elements() {
-				if after(c) && !yield(c) {
+				if !yield(c, true) {
 					return
 				}
 			}
 		}
 	}
 }
-
-// isImage reports whether a block is an image.
-func isImage(b jsonscan.Value) bool { return b.Get("type").Is("image") }

@@ -87,5 +87,24 @@ func (o *Orphans) Sort(content jsonscan.Value, calls *Pending, hold func(bytes i
 // message after the tool results: its blocks other than tool results, and
 // the images of the results not marked (their text went with the result).
 func (o *Orphans) Parts(content jsonscan.Value) iter.Seq[jsonscan.Value] {
-	return o.PartsWith(content, isImage)
+	return func(yield func(jsonscan.Value) bool) {
+		k := -1
+		for b := range content.Elements() {
+			k++
+			if !b.Get("type").Is("tool_result") {
+				if !yield(b) {
+					return
+				}
+				continue
+			}
+			if o.Has(k) {
+				continue
+			}
+			for c := range b.Get("content").Elements() {
+				if c.Get("type").Is("image") && !yield(c) {
+					return
+				}
+			}
+		}
+	}
 }
