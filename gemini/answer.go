@@ -13,24 +13,26 @@ var ErrNotAnswer = errors.New("not a Gemini answer: want a JSON object")
 
 // TranslateAnswer translates a whole generateContent answer into a
 // Messages answer, with the blocks a stream of it would give (see blocks),
-// the usage (the thoughts counted as output) and the stop reason.
+// the usage (the thoughts counted as output) and the stop reason. The
+// answer is read as a stream's event is (see response.whole), so that the
+// same bytes give the same answer either way. An answer the model failed
+// to produce is a *NoAnswer.
 func TranslateAnswer(body []byte, opts AnswerOptions) ([]byte, error) {
-	body = bytes.TrimSpace(body)
-	if !jsonscan.Valid(body) {
-		return nil, ErrNotAnswer
-	}
-	v := jsonscan.Parse(body)
+	v := jsonscan.Value(bytes.TrimSpace(body))
 	if v.Kind() != jsonscan.Object {
 		return nil, ErrNotAnswer
 	}
-	j := jsonSink{dst: make([]byte, 0, len(body)+256)}
+	r := readResponse(v, nil)
+	if !r.whole(v) {
+		return nil, ErrNotAnswer
+	}
+	j := jsonSink{dst: make([]byte, 0, len(v)+256)}
 	j.dst = append(j.dst, `{"id":"msg_`...)
 	j.dst = append(j.dst, messageID(v.Get("responseId"))...)
 	j.dst = append(j.dst, `","type":"message","role":"assistant","model":`...)
 	j.dst = jsonstr.Quote(j.dst, []byte(opts.Model))
 	j.dst = append(j.dst, `,"content":[`...)
 	b := newBlocks(opts, &j)
-	r := readResponse(v, nil)
 	for i := range r.parts {
 		b.part(&r.parts[i])
 	}
@@ -40,6 +42,9 @@ func TranslateAnswer(body []byte, opts AnswerOptions) ([]byte, error) {
 	var finish []byte
 	if f := r.finish; f.Kind() == jsonscan.String {
 		finish = f[1 : len(f)-1]
+	}
+	if e := noAnswer(finish, r.finishMessage, b.answered); e != nil {
+		return nil, e
 	}
 	j.dst = append(j.dst, `],"stop_reason":"`...)
 	j.dst = append(j.dst, stopReason(finish, b.calls, r.blocked)...)
@@ -71,13 +76,7 @@ func (j *jsonSink) open(k kind) {
 }
 
 // delta appends the value of lit, escaped, inside the open string.
-func (j *jsonSink) delta(_ kind, lit []byte) {
-	for s := lit[1 : len(lit)-1]; len(s) > 0; {
-		var n int
-		j.dst, n = jsonstr.Requote(j.dst, s, len(s)*3+jsonstr.MinRequoteRoom)
-		s = s[n:]
-	}
-}
+func (j *jsonSink) delta(_ kind, lit []byte) { j.dst = jsonstr.RequoteAll(j.dst, lit[1:len(lit)-1]) }
 
 func (j *jsonSink) close(k kind, signature string) {
 	j.dst = append(j.dst, '"')

@@ -9,6 +9,7 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/envelope"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/toolargs"
 )
 
 // kind is the kind of the open content block.
@@ -49,6 +50,9 @@ type blocks struct {
 	think hash.Hash // the open thinking block's text
 	sig   []byte    // the signature of its thought, when it came
 	calls int
+	// answered says the answer gave text or a call: one that gave
+	// neither, with a finish reason of failure, is a NoAnswer.
+	answered bool
 
 	hasSig  bool
 	scratch []byte
@@ -70,7 +74,10 @@ func (b *blocks) part(p *partFields) {
 		b.call(fc)
 		return
 	}
-	hasText := len(text) > 2 && literal(text)
+	// A text that is not a valid literal (bytes that are not UTF-8, a raw
+	// control character) is carried repaired (see sink.delta), never
+	// dropped: the same on both paths.
+	hasText := len(text) > 2 && text.Kind() == jsonscan.String
 	if thought.Bool() {
 		if b.open != thinkingBlock || b.hasSig {
 			b.closeOpen()
@@ -102,6 +109,7 @@ func (b *blocks) part(p *partFields) {
 			b.closeOpen()
 			b.start(textBlock)
 		}
+		b.answered = true
 		b.out.delta(textBlock, text)
 	}
 }
@@ -125,12 +133,16 @@ func (b *blocks) start(k kind) {
 	b.out.open(k)
 }
 
-// thinkingDelta adds a thought's text.
+// thinkingDelta adds a thought's text, hashed as the client decodes what
+// it gets: the literal's value, or, for one whose escapes are broken, the
+// value of its repair (see jsonstr.Requote).
 func (b *blocks) thinkingDelta(text jsonscan.Value) {
-	if v, buf, ok := jsonstr.Value(b.scratch[:0], text); ok {
-		b.think.Write(v)
-		b.scratch = buf
+	v, buf, ok := jsonstr.Value(b.scratch[:0], text)
+	b.scratch = buf
+	if !ok {
+		v, _ = jsonstr.Append(nil, append(jsonstr.RequoteAll([]byte{'"'}, text[1:len(text)-1]), '"'))
 	}
+	b.think.Write(v)
 	b.out.delta(thinkingBlock, text)
 }
 
@@ -157,9 +169,10 @@ func (b *blocks) signatureBlock(place envelope.Place, sig []byte) {
 
 // call adds the tool_use of a function call: its id is Gemini's, marked so
 // that it goes back to Gemini, or one of the translation's; its input the
-// arguments as Gemini wrote them.
+// arguments as Gemini wrote them (see input).
 func (b *blocks) call(fc jsonscan.Value) {
 	b.calls++
+	b.answered = true
 	var idBuf [96]byte
 	id := append(idBuf[:0], geminiIDPrefix...)
 	if v := fc.Get("id"); v.Kind() == jsonscan.String && plainID(v[1:len(v)-1]) {
@@ -169,11 +182,23 @@ func (b *blocks) call(fc jsonscan.Value) {
 		_, _ = rand.Read(r[:])
 		id = base64.RawURLEncoding.AppendEncode(append(id[:0], mintedIDPrefix...), r[:])
 	}
-	input := []byte(fc.Get("args"))
-	if len(input) == 0 || input[0] != '{' || !jsonscan.Valid(input) {
-		input = []byte("{}")
+	b.out.tool(id, fc.Get("name"), input(fc.Get("args")))
+}
+
+// input returns the tool_use input of a call's args: the args, when they
+// are a valid JSON object a message can hold (see toolargs.MaxDepth); {}
+// for none (or null); anything else, arguments nested deeper or holding
+// bytes that are not JSON, as {"raw_arguments": "<the text>"}, as the
+// other translations keep arguments that are not an object: never {} in
+// their place.
+func input(args jsonscan.Value) []byte {
+	switch {
+	case len(args) == 0 || string(args) == "null":
+		return []byte("{}")
+	case args[0] == '{' && jsonscan.Valid(args) && toolargs.Fits(args):
+		return args
 	}
-	b.out.tool(id, fc.Get("name"), input)
+	return toolargs.Raw(args)
 }
 
 // plainID reports whether id may be a tool_use id as it is: letters,

@@ -73,8 +73,8 @@ func (w *requestWriter) toolConfig(tc jsonscan.Value) {
 }
 
 // generationConfig writes what the generation config takes of the
-// request: max_tokens, temperature, top_p, top_k, stop_sequences and the
-// thinking config.
+// request: max_tokens (capped by the option, and to MaxOutputTokens),
+// temperature, top_p, top_k, stop_sequences and the thinking config.
 func (w *requestWriter) generationConfig(r requestMembers, upstream string) {
 	n := 0
 	field := func(name string) {
@@ -87,8 +87,12 @@ func (w *requestWriter) generationConfig(r requestMembers, upstream string) {
 		w.Raw(`"` + name + `":`)
 	}
 	if v := r.maxTokens; v.Kind() == jsonscan.Number {
+		n := v.Int()
+		if c := int64(w.opts.MaxTokens); c > 0 && (n <= 0 || n > c) {
+			n = c
+		}
 		field("maxOutputTokens")
-		w.Raw(strconv.FormatInt(max(v.Int(), 1), 10))
+		w.Raw(strconv.FormatInt(min(max(n, 1), MaxOutputTokens), 10))
 	}
 	for _, f := range []struct {
 		name string
@@ -103,7 +107,7 @@ func (w *requestWriter) generationConfig(r requestMembers, upstream string) {
 		field("stopSequences")
 		w.RawBytes(v)
 	}
-	if cfg := thinkingConfig(r.thinking, r.outputConfig, w.gemini3, upstream); cfg != "" {
+	if cfg := thinkingConfig(r.thinking, r.outputConfig, w.byLevel, upstream); cfg != "" {
 		field("thinkingConfig")
 		w.Raw(cfg)
 	}
@@ -113,20 +117,21 @@ func (w *requestWriter) generationConfig(r requestMembers, upstream string) {
 }
 
 // thinkingConfig returns the thinkingConfig a request's thinking config
-// asks for, "" for none. Gemini 3 thinks by level and cannot stop
-// thinking: an enabled budget up to 4096 tokens, or the effort low, is
-// "low", anything more "high"; disabled leaves the model's default. Older
-// models take a budget: enabled's, dynamic (-1) for adaptive, 0 for
-// disabled (Pro cannot go below 128). Thoughts are included whenever
+// asks for, "" for none. A model that thinks by level (Gemini 3) cannot
+// stop thinking: an enabled budget up to 4096 tokens, or the effort low,
+// is "low", anything more "high"; disabled leaves the model's default.
+// Models that think by budget (Gemini 2.5, Gemma, one that refused a
+// level) take enabled's, clamped to the model's range, dynamic (-1) for
+// adaptive, 0 for disabled (Pro cannot go below 128). Thoughts are included whenever
 // thinking is on: they come back as thinking blocks.
-func thinkingConfig(cfg, outputConfig jsonscan.Value, gemini3 bool, model string) string {
+func thinkingConfig(cfg, outputConfig jsonscan.Value, byLevel bool, model string) string {
 	if cfg.Kind() != jsonscan.Object {
 		return ""
 	}
 	var name [32]byte
 	typ := string(cfg.Get("type").Name(&name))
 	budget := cfg.Get("budget_tokens").Int()
-	if gemini3 {
+	if byLevel {
 		level := "high"
 		switch typ {
 		case "enabled":

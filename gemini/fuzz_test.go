@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
@@ -23,7 +25,7 @@ func FuzzTranslateAnswer(f *testing.F) {
 	f.Add([]byte(`{"promptFeedback":{"blockReason":"SAFETY"}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		out, err := TranslateAnswer(body, answerOptions())
-		if err == nil && !json.Valid(out) {
+		if err == nil && (!json.Valid(out) || !utf8.Valid(out)) {
 			t.Fatalf("invalid JSON out of %q: %s", body, out)
 		}
 		if bytes.ContainsAny(body, "\r\n") {
@@ -32,9 +34,52 @@ func FuzzTranslateAnswer(f *testing.F) {
 		var got bytes.Buffer
 		got.ReadFrom(messagesapi.NewReader(strings.NewReader("data: "+string(body)+"\r\n\r\n"), NewStream(answerOptions())))
 		for _, line := range strings.Split(got.String(), "\n") {
-			if data, ok := strings.CutPrefix(line, "data: "); ok && !json.Valid([]byte(data)) {
+			if data, ok := strings.CutPrefix(line, "data: "); ok && (!json.Valid([]byte(data)) || !utf8.ValidString(data)) {
 				t.Fatalf("invalid event data out of %q: %s", body, data)
 			}
+		}
+	})
+}
+
+// FuzzStreamAndJSONAgree: an answer gives the same message whole and as
+// the first event of a stream (the tool_use ids aside, minted at random),
+// or an error both ways: a NoAnswer whole is an error event streamed, an
+// answer refused whole is refused streamed. A second event ends the
+// stream as the end of a whole answer does, when the first did not.
+func FuzzStreamAndJSONAgree(f *testing.F) {
+	f.Add([]byte(wholeAnswer))
+	f.Add([]byte(`{"candidates":[{"content":{"parts":[{"text":"a` + "\x00\xff" + `b","thought":true},{"text":"\\u0000"}]},"finishReason":"STOP"}]}`))
+	f.Add([]byte(`{"candidates":[{"finishReason":"MALFORMED_FUNCTION_CALL","finishMessage":"Malformed","index":0}]}`))
+	f.Add([]byte(`{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":[{"a":1}]}}]},"finishReason":"STOP"}]}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if bytes.ContainsAny(body, "\r\n") || bytes.HasPrefix(bytes.TrimSpace(body), []byte("[")) {
+			return // an event of one line; the array form is no answer's
+		}
+		whole, err := TranslateAnswer(body, answerOptions())
+		var events bytes.Buffer
+		src := "data: " + string(body) + "\r\n\r\ndata: {\"candidates\":[{\"finishReason\":\"STOP\"}]}\r\n\r\n"
+		events.ReadFrom(messagesapi.NewReader(strings.NewReader(src), NewStream(answerOptions())))
+		streamed, serr := llmtest.AssembleStream(events.Bytes())
+		if (err == nil) != (serr == nil) {
+			t.Fatalf("%q: whole %v, streamed %v\n%s", body, err, serr, events.Bytes())
+		}
+		if err != nil {
+			return
+		}
+		var w, s struct {
+			Content    []map[string]any
+			StopReason string `json:"stop_reason"`
+		}
+		if json.Unmarshal(whole, &w) != nil || json.Unmarshal(streamed, &s) != nil {
+			t.Fatalf("%q: %s\n%s", body, whole, streamed)
+		}
+		for _, c := range [][]map[string]any{w.Content, s.Content} {
+			for _, b := range c {
+				delete(b, "id")
+			}
+		}
+		if !reflect.DeepEqual(w, s) {
+			t.Fatalf("%q:\n whole    %s\n streamed %s", body, whole, streamed)
 		}
 	})
 }

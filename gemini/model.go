@@ -179,7 +179,7 @@ func (m *modelWriter) call(b jsonscan.Value) {
 	m.calls++
 	m.end()
 	if w.pending.Add(toolcall.IDOf(id)) {
-		w.Held(w.pending.Held() + cap(w.names)*48)
+		w.Held(w.pending.Held() + cap(w.names)*72) // names, ids and results
 	}
 	w.names = append(w.names, b.Get("name"))
 	w.ids = append(w.ids, jsonscan.Value(gid))

@@ -1,6 +1,10 @@
 package gemini
 
-import "github.com/caddy-llm-thinking/caddy-llm-thinking/envelope"
+import (
+	"fmt"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/envelope"
+)
 
 // Provider is the name envelopes of Gemini's signatures carry.
 const Provider = "gemini"
@@ -29,10 +33,58 @@ type RequestOptions struct {
 	// handoff.With): a request without one thinks as it
 	// says.
 	ThinkingOff []byte
+	// Thinking says how the model takes a thinking config; ThinkingAuto
+	// decides by its name.
+	Thinking Thinking
+	// MaxTokens, when above 0, caps max_tokens, as the other translating
+	// transports' option does; MaxOutputTokens bounds it anyway.
+	MaxTokens int
 	// Grow and Hold: as jsonout.Writer's.
 	Grow func(p []byte, n int) ([]byte, error)
 	Hold func(bytes int) error
 }
+
+// Thinking is how a model takes a thinking config: Gemini 3 by a level
+// (thinkingLevel, and its function responses may hold media), Gemini 2.5
+// and Gemma by a budget of tokens (thinkingBudget), and a thinkingLevel to
+// them is refused ("Thinking level is not supported for this model.").
+type Thinking uint8
+
+const (
+	// ThinkingAuto decides by the model's name: gemini-1* and gemini-2*
+	// think by budget, any other by level. An alias such as
+	// gemini-flash-latest that serves a 2.5 model is taken for Gemini 3
+	// until it refuses a level (see registry.NoThinkingLevel).
+	ThinkingAuto Thinking = iota
+	// ThinkingLevel: thinkingLevel, whatever the name.
+	ThinkingLevel
+	// ThinkingBudget: thinkingBudget, clamped to the model's range, and
+	// the media of tool results after the function responses, not in them.
+	ThinkingBudget
+)
+
+// ParseThinking reads a Thinking as the transport's option writes it:
+// "auto" (or ""), "level" or "budget".
+func ParseThinking(s string) (Thinking, error) {
+	switch s {
+	case "", "auto":
+		return ThinkingAuto, nil
+	case "level":
+		return ThinkingLevel, nil
+	case "budget":
+		return ThinkingBudget, nil
+	}
+	return 0, fmt.Errorf("thinking %q: want auto, level or budget", s)
+}
+
+// MaxOutputTokens is the most maxOutputTokens a request asks for: Vertex
+// AI refuses a value at or over the model's bound, which is exclusive
+// ("... the supported range is from 1 (inclusive) to 65537 (exclusive).",
+// and 65536 for some models such as gemini-2.5-flash-lite and the alias
+// gemini-flash-latest), so a larger max_tokens (Claude Code asks up to
+// 64000, and more on models that take it) is clamped to what every
+// Gemini model takes.
+const MaxOutputTokens = 65535
 
 // AnswerOptions say how to translate one answer.
 type AnswerOptions struct {

@@ -65,6 +65,8 @@ func TranslateRequest(body []byte, opts RequestOptions) (t Translated, err error
 		t.Upstream = opts.Model
 	}
 	w := requestWriter{Writer: jsonout.Writer{Grow: opts.Grow, Hold: opts.Hold}, opts: opts, gemini3: thinksByLevel(t.Upstream)}
+	w.byLevel = opts.Thinking == ThinkingLevel || opts.Thinking == ThinkingAuto && w.gemini3
+	w.mediaInResponses = w.byLevel && !strings.HasPrefix(strings.TrimPrefix(t.Upstream, "models/"), "gemma")
 	w.Room(len(body))
 	w.Raw(`{"contents":[`)
 	w.contents(r.messages)
@@ -82,9 +84,9 @@ func TranslateRequest(body []byte, opts RequestOptions) (t Translated, err error
 	return t, nil
 }
 
-// thinksByLevel reports whether a model takes thinkingLevel and wants its
-// function calls signed: Gemini 3 and later, and any model not known to be
-// older.
+// thinksByLevel reports whether a model, by its name, takes thinkingLevel
+// and wants its function calls signed: Gemini 3 and later, and any model
+// not known to be older.
 func thinksByLevel(model string) bool {
 	model = strings.TrimPrefix(model, "models/")
 	return !strings.HasPrefix(model, "gemini-1") && !strings.HasPrefix(model, "gemini-2")
@@ -94,14 +96,19 @@ func thinksByLevel(model string) bool {
 type requestWriter struct {
 	jsonout.Writer
 	opts    RequestOptions
-	gemini3 bool
-	n       int // contents written
+	gemini3 bool // by its name, the model checks the signatures of calls
+	byLevel bool // the model thinks by level (see Thinking)
+	// mediaInResponses says the media of a tool result go inside its
+	// function response (Gemini 3), not after the responses.
+	mediaInResponses bool
+	n                int // contents written
 
 	// The function calls of the last model content waiting for their
 	// responses: their ids, and by place their names and Gemini's ids.
 	pending toolcall.Pending
 	names   []jsonscan.Value
 	ids     []jsonscan.Value
+	results []jsonscan.Value // of the user content being written, by place
 	orphans toolcall.Orphans
 	scratch []byte
 

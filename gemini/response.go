@@ -6,9 +6,11 @@ import "github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 type response struct {
 	parts                          []partFields // of the first candidate
 	finish, usage, responseID, err jsonscan.Value
+	finishMessage                  jsonscan.Value
 	blocked                        bool // the prompt was blocked: no candidate
 	candidate                      bool // the response has a candidate
 	walked                         bool // the response is an object walked to its end
+	end                            int  // where the object ends, once walked
 }
 
 // partFields are the members of a part the translation reads.
@@ -32,7 +34,7 @@ func readResponse(v jsonscan.Value, parts []partFields) response {
 	for key, start, ok := it.Next(); ok; key, start, ok = it.Next() {
 		switch string(jsonscan.Name(key, &name)) {
 		case "candidates":
-			r.parts, r.finish, r.candidate = r.parts[:0], nil, false
+			r.parts, r.finish, r.finishMessage, r.candidate = r.parts[:0], nil, nil, false
 			end, ok := r.candidates(v, start)
 			descend(&it, end, ok)
 		case "usageMetadata":
@@ -47,8 +49,15 @@ func readResponse(v jsonscan.Value, parts []partFields) response {
 	}
 	r.blocked = !r.candidate && feedback.Get("blockReason").Exists()
 	r.walked = it.Err() == nil
+	r.end = it.End()
 	return r
 }
+
+// whole reports whether the walk read all of v: an object walked to its
+// end, and nothing after it. It is all the translation checks of an
+// answer, streamed or not: the values it passes on are checked (or
+// repaired) where they are, the rest only read.
+func (r *response) whole(v jsonscan.Value) bool { return r.walked && r.end == len(v) }
 
 // candidates reads the first candidate of the array at b[i] and passes
 // over the others. Like each walk below, it returns where the value ends
@@ -65,7 +74,8 @@ func (r *response) candidates(b []byte, i int) (int, bool) {
 	return it.End(), it.Err() == nil
 }
 
-// readCandidate reads the content and finishReason of the candidate at b[i].
+// readCandidate reads the content, finishReason and finishMessage of the
+// candidate at b[i].
 func (r *response) readCandidate(b []byte, i int) (int, bool) {
 	if b[i] != '{' {
 		return 0, false
@@ -80,6 +90,8 @@ func (r *response) readCandidate(b []byte, i int) (int, bool) {
 			descend(&it, end, ok)
 		case "finishReason":
 			r.finish = item(&it, b, start)
+		case "finishMessage":
+			r.finishMessage = item(&it, b, start)
 		}
 	}
 	return it.End(), it.Err() == nil

@@ -24,7 +24,7 @@ func FuzzReadResponse(f *testing.F) {
 		v := jsonscan.Parse(bytes.TrimSpace(body))
 		got, want := readResponse(v, nil), lookedUp(v)
 		if !same(got.finish, want.finish) || !same(got.usage, want.usage) || !same(got.responseID, want.responseID) ||
-			!same(got.err, want.err) || got.blocked != want.blocked || len(got.parts) != len(want.parts) {
+			!same(got.err, want.err) || !same(got.finishMessage, want.finishMessage) || got.blocked != want.blocked || len(got.parts) != len(want.parts) {
 			t.Fatalf("%s:\n got %+v\nwant %+v", body, got, want)
 		}
 		for i := range got.parts {
@@ -38,7 +38,7 @@ func FuzzReadResponse(f *testing.F) {
 // lookedUp reads a response member by member, with Get.
 func lookedUp(v jsonscan.Value) response {
 	cand := v.Get("candidates").Index(0)
-	r := response{finish: cand.Get("finishReason"), usage: v.Get("usageMetadata"), responseID: v.Get("responseId"), err: v.Get("error"),
+	r := response{finish: cand.Get("finishReason"), finishMessage: cand.Get("finishMessage"), usage: v.Get("usageMetadata"), responseID: v.Get("responseId"), err: v.Get("error"),
 		blocked: !cand.Exists() && v.Get("promptFeedback", "blockReason").Exists()}
 	for p := range cand.Get("content", "parts").Elements() {
 		r.parts = append(r.parts, partFields{call: p.Get("functionCall"), text: p.Get("text"), thought: p.Get("thought"), signature: p.Get("thoughtSignature")})

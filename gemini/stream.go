@@ -25,10 +25,12 @@ type Stream struct {
 
 	started, ended bool
 	finish         []byte
+	finishMessage  []byte // a string literal, or nil
 	usage          usage
 	blocked        bool
 	stray          []byte // lines of a bare error object
 	parts          []partFields
+	noAnswer       *NoAnswer
 }
 
 // maxStray bounds what is kept of lines that are no event's.
@@ -62,11 +64,14 @@ func (s *Stream) Chunk(dst, data []byte) []byte {
 	// where they are (see literal), the rest only read.
 	v := jsonscan.Value(bytes.TrimSpace(data))
 	if v.Kind() == jsonscan.Array { // a client that asked without alt=sse
+		if !jsonscan.Valid(v) {
+			return s.Fail(dst, "api_error", "the upstream sent an event that is not a JSON object")
+		}
 		v = v.Index(0)
 	}
 	r := readResponse(v, s.parts)
 	s.parts = r.parts
-	if !r.walked {
+	if !r.whole(v) {
 		return s.Fail(dst, "api_error", "the upstream sent an event that is not a JSON object")
 	}
 	if r.err.Exists() {
@@ -90,6 +95,7 @@ func (s *Stream) Chunk(dst, data []byte) []byte {
 	}
 	if f := r.finish; f.Kind() == jsonscan.String {
 		s.finish = append(s.finish[:0], f[1:len(f)-1]...)
+		s.finishMessage = append(s.finishMessage[:0], r.finishMessage...)
 	}
 	dst = s.sse.dst
 	if s.finish != nil {
@@ -129,12 +135,28 @@ func (s *Stream) Fail(dst []byte, typ, msg string) []byte {
 	return messagesapi.AppendErrorEvent(dst, typ, msg)
 }
 
-// end closes the last block and writes message_delta and message_stop.
+// end closes the last block and writes message_delta and message_stop;
+// for an answer the model failed to produce, an error event the client
+// retries by itself (api_error), never an empty end_turn.
 func (s *Stream) end(dst []byte) []byte {
 	s.sse.dst = dst
 	s.b.finish()
+	if s.noAnswer = noAnswer(s.finish, s.finishMessage, s.b.answered); s.noAnswer != nil {
+		return s.Fail(s.sse.dst, "api_error", s.noAnswer.Error()+"; retry the request")
+	}
 	s.ended = true
 	return messagesapi.AppendMessageEnd(s.sse.dst, stopReason(s.finish, s.b.calls, s.blocked), s.usage.messages(s.opts.InputTokens))
+}
+
+// NoAnswer returns the NoAnswer of a stream that ended as an answer the
+// model failed to produce, or nil. Read after the stream's first event,
+// it tells a transport that no byte of the answer need reach the client:
+// the request can be sent again.
+func (s *Stream) NoAnswer() error {
+	if s.noAnswer == nil {
+		return nil
+	}
+	return s.noAnswer
 }
 
 // messageID returns the id of the message of responseId: its own, when
@@ -170,13 +192,21 @@ func (s *sseSink) open(k kind) {
 	}
 }
 
+// delta passes lit on as it is when it is a valid literal of valid
+// UTF-8, and otherwise repaired as the JSON answer writes every text (see
+// jsonSink.delta): bytes that are not UTF-8 as U+FFFD, control characters
+// escaped. A strict decoder on the client never fails on it.
 func (s *sseSink) delta(k kind, lit []byte) {
 	head := messagesapi.TextDeltaHead
 	if k == thinkingBlock {
 		head = messagesapi.ThinkingDeltaHead
 	}
 	s.dst = messagesapi.AppendDeltaHead(s.dst, s.index, head)
-	s.dst = append(s.dst, lit...)
+	if literal(lit) {
+		s.dst = jsonstr.AppendUTF8(s.dst, lit)
+	} else {
+		s.dst = append(jsonstr.RequoteAll(append(s.dst, '"'), lit[1:len(lit)-1]), '"')
+	}
 	s.dst = messagesapi.AppendDeltaTail(s.dst)
 }
 

@@ -236,7 +236,7 @@ func (s *Stream) summaryPart(dst []byte) []byte {
 // text; the other is passed over.
 func (s *Stream) reasoningDelta(dst []byte, lit jsonscan.Value, content bool) []byte {
 	if !literal(lit) {
-		return dst
+		return s.Fail(dst, "api_error", errNotLiteral)
 	}
 	dst = s.openThinking(dst)
 	r := &s.reasoning
@@ -253,13 +253,22 @@ func (s *Stream) reasoningDelta(dst []byte, lit jsonscan.Value, content bool) []
 	s.think.Write(v)
 	r.parts[len(r.parts)-1] += len(v)
 	dst = messagesapi.AppendDeltaHead(dst, s.index, messagesapi.ThinkingDeltaHead)
-	return messagesapi.AppendDeltaTail(append(dst, lit...))
+	return messagesapi.AppendDeltaTail(jsonstr.AppendUTF8(dst, lit))
 }
 
-// textDelta writes text of a message item.
+// errNotLiteral ends a stream whose text is not a valid JSON string (a raw
+// control character): a whole answer with it is refused as not JSON, and
+// the stream is refused alike, never passed over without a word.
+const errNotLiteral = "the upstream sent text that is not a valid JSON string"
+
+// textDelta writes text of a message item; bytes that are not UTF-8 as
+// U+FFFD, the same whole and streamed (see jsonstr.AppendUTF8).
 func (s *Stream) textDelta(dst []byte, lit jsonscan.Value) []byte {
-	if len(lit) <= 2 || !literal(lit) {
+	if len(lit) <= 2 {
 		return dst
+	}
+	if !literal(lit) {
+		return s.Fail(dst, "api_error", errNotLiteral)
 	}
 	if s.open != textBlock {
 		dst = s.closeOpen(dst)
@@ -268,7 +277,7 @@ func (s *Stream) textDelta(dst []byte, lit jsonscan.Value) []byte {
 	}
 	s.textSeen = true
 	dst = messagesapi.AppendDeltaHead(dst, s.index, messagesapi.TextDeltaHead)
-	return messagesapi.AppendDeltaTail(append(dst, lit...))
+	return messagesapi.AppendDeltaTail(jsonstr.AppendUTF8(dst, lit))
 }
 
 // beginReasoning ends the open block and begins a reasoning item, whose

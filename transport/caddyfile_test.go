@@ -91,6 +91,15 @@ func TestCaddyfile(t *testing.T) {
 			max_response_size 4MiB
 			dial_timeout 2s
 		}`, `{"api_key":"{env.GEMINI_API_KEY}","api_version":"v1","dial_timeout":2000000000,"max_response_size":4194304,"models":[{"match":"claude-*","model":"gemini-3-pro-preview"}],"protocol":"gemini","signing_key":"{env.SIGNING_KEY}"}`, ""},
+		{"gemini thinking by budget, capped", `transport gemini {
+			model * gemini-flash-latest
+			thinking budget
+			max_tokens 16384
+		}`, `{"max_tokens":16384,"models":[{"match":"*","model":"gemini-flash-latest"}],"protocol":"gemini","thinking":"budget"}`, ""},
+		{"gemini thinking twice", `transport gemini {
+			thinking level
+			thinking budget
+		}`, "", "given twice"},
 		{"responses", `transport responses {
 			model claude-* gpt-5
 			api_key {env.OPENAI_API_KEY}
@@ -167,7 +176,7 @@ func TestValidate(t *testing.T) {
 	if err := (&Anthropic{Models: Models{{Match: "*", Model: ""}}}).Validate(); err == nil {
 		t.Error("an empty model validated")
 	}
-	for _, g := range []Gemini{{APIVersion: "v1/../x"}, {MaxResponseSize: -1}, {Models: Models{{Match: "", Model: "x"}}}} {
+	for _, g := range []Gemini{{APIVersion: "v1/../x"}, {MaxResponseSize: -1}, {MaxTokens: -1}, {Thinking: "high"}, {Models: Models{{Match: "", Model: "x"}}}} {
 		if err := g.Validate(); err == nil {
 			t.Errorf("%+v validated", g)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/gemini"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/handoff"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 )
 
 func init() {
@@ -29,9 +30,11 @@ func init() {
 // gemini), and the answer comes back as a Messages answer under the model
 // the client asked for, Gemini's thoughts as thinking blocks and its
 // thought signatures in their envelopes, sealed with the gateway's key.
-// A request to …/v1/messages/count_tokens is answered by the transport
-// itself with an estimate. Every other request passes as with the http
-// transport, whose options all apply.
+// An answer the model failed to produce (no content, finishReason
+// MALFORMED_FUNCTION_CALL and the like) is asked for again once, before the
+// client's first byte. A request to …/v1/messages/count_tokens is answered
+// by the transport itself with an estimate. Every other request passes as
+// with the http transport, whose options all apply.
 type Gemini struct {
 	reverseproxy.HTTPTransport
 
@@ -48,6 +51,21 @@ type Gemini struct {
 	// APIVersion is the version in the upstream's paths (default v1beta).
 	APIVersion string `json:"api_version,omitempty"`
 
+	// Thinking says how the models take a thinking config: "auto"
+	// (default: by the model's name, gemini-1* and gemini-2* by a
+	// budget, any other by a level, until the model refuses a level,
+	// which is learned), "level" (thinkingLevel: Gemini 3) or "budget"
+	// (thinkingBudget: Gemini 2.5, an alias that serves it such as
+	// gemini-flash-latest, Gemma). With "budget", the media of tool
+	// results follow the function responses rather than go inside them,
+	// which only Gemini 3 takes.
+	Thinking string `json:"thinking,omitempty"`
+
+	// MaxTokens, when set, caps the max_tokens a request asks for, as the
+	// other translating transports' option does; maxOutputTokens never
+	// goes over 65535, which every Gemini model takes.
+	MaxTokens int `json:"max_tokens,omitempty"`
+
 	// SigningKey, when set, is the secret the envelopes of thought
 	// signatures are sealed with, placeholders allowed; unset, a key the
 	// transport keeps in Caddy's storage (made on first use), which
@@ -58,9 +76,10 @@ type Gemini struct {
 	// 8 MiB); a larger one is an error. Streams are never held.
 	MaxResponseSize int64 `json:"max_response_size,omitempty"`
 
-	key    *envelope.Key
-	logger *zap.Logger
-	memory memory
+	key      *envelope.Key
+	thinking gemini.Thinking
+	logger   *zap.Logger
+	memory   memory
 }
 
 // CaddyModule returns the Caddy module information.
@@ -84,6 +103,7 @@ func (t *Gemini) Provision(ctx caddy.Context) error {
 	if t.APIVersion == "" {
 		t.APIVersion = "v1beta"
 	}
+	t.thinking, _ = gemini.ParseThinking(t.Thinking)
 	key, err := signingKey(ctx, t.SigningKey)
 	if err != nil {
 		return fmt.Errorf("transport gemini: %w", err)
@@ -102,8 +122,11 @@ func (t *Gemini) Cleanup() error {
 
 // Validate checks the options.
 func (t *Gemini) Validate() error {
-	if t.MaxResponseSize < 0 {
-		return fmt.Errorf("transport gemini: max_response_size cannot be negative")
+	if t.MaxTokens < 0 || t.MaxResponseSize < 0 {
+		return fmt.Errorf("transport gemini: max_tokens and max_response_size cannot be negative")
+	}
+	if _, err := gemini.ParseThinking(t.Thinking); err != nil {
+		return fmt.Errorf("transport gemini: %w", err)
 	}
 	if strings.ContainsAny(t.APIVersion, "/?#") {
 		return fmt.Errorf("transport gemini: api_version %q: want a path segment such as v1beta", t.APIVersion)
@@ -132,8 +155,15 @@ type geminiRound struct {
 func (g *geminiRound) translate(req *http.Request, body []byte, grow func([]byte, int) ([]byte, error), hold func(int) error) ([]byte, error) {
 	model, _ := g.t.Models.Map(modelOf(body))
 	g.signer = gemini.NewSigner(g.t.key, req.URL.Host)
+	h := handoff.From(req.Context())
+	thinking := g.t.thinking
+	if thinking == gemini.ThinkingAuto && h.Facts&registry.NoThinkingLevel != 0 {
+		// The model refused a level (learned, or declared in a
+		// backend_profile): a budget, as for Gemini 2.5.
+		thinking = gemini.ThinkingBudget
+	}
 	tr, err := gemini.TranslateRequest(body, gemini.RequestOptions{Model: model, Signer: g.signer,
-		ThinkingOff: handoff.From(req.Context()).ThinkingOff, Grow: grow, Hold: hold})
+		ThinkingOff: h.ThinkingOff, Thinking: thinking, MaxTokens: g.t.MaxTokens, Grow: grow, Hold: hold})
 	translated := tr.Body
 	tr.Body = nil
 	g.tr = tr
@@ -150,6 +180,10 @@ func (g *geminiRound) prepare(out *http.Request) {
 	out.URL.RawPath = ""
 	g.t.geminiHeaders(out, g.tr.Stream)
 }
+
+// retries: Gemini answers 200 with no answer when the model failed to
+// produce one (see gemini.NoAnswer), and the same request usually gets one.
+func (g *geminiRound) retries() bool { return true }
 
 func (g *geminiRound) errorBody(status int, body []byte) []byte {
 	return gemini.ErrorBody(status, body)
@@ -183,6 +217,8 @@ func (t *Gemini) geminiHeaders(r *http.Request, stream bool) {
 //	    model <pattern> <model>     # repeatable, first match wins
 //	    api_key <key>               # placeholders allowed
 //	    api_version <version>
+//	    thinking auto|level|budget  # how the models take a thinking config
+//	    max_tokens <n>              # cap on max_tokens (65535 at most anyway)
 //	    signing_key <secret>        # placeholders allowed
 //	    max_response_size <size>
 //	}
@@ -195,6 +231,10 @@ func (t *Gemini) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return true, parseOne(d, &t.APIKey)
 		case "api_version":
 			return true, parseOne(d, &t.APIVersion)
+		case "thinking":
+			return true, parseOne(d, &t.Thinking)
+		case "max_tokens":
+			return true, parseCount(d, &t.MaxTokens)
 		case "signing_key":
 			return true, parseOne(d, &t.SigningKey)
 		case "max_response_size":

@@ -87,6 +87,11 @@ func (m *memory) heldAnswer(resp *http.Response, body io.ReadCloser, t *budget.T
 			resp.Body.Close()
 			return r, nil
 		}
+		var empty emptyAnswer
+		if errors.As(err, &empty) {
+			resp.Body.Close()
+			return nil, err // the caller sends the request again, or answers it
+		}
 		if errors.Is(err, budget.ErrAnswerTooLarge) {
 			err = errAnswerTooLarge
 		}

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
@@ -26,8 +28,34 @@ type dialect interface {
 	// stream returns the translator of the upstream's answer when it is a
 	// stream, which the request may have said; nil for a JSON answer.
 	stream(resp *http.Response) messagesapi.Translator
-	// answer translates a whole JSON answer.
+	// answer translates a whole JSON answer; one the model failed to
+	// produce is an error that is an emptyAnswer.
 	answer(b []byte) ([]byte, error)
+}
+
+// An emptyAnswer is the error of an upstream's answer of 200 that holds
+// no answer because the model failed to produce one (Gemini's
+// MALFORMED_FUNCTION_CALL): sent again, the same request usually gets one.
+// A dialect's whole answer gives it as its error; a stream translator
+// tells it after its first event (see noAnswerStream). The translator
+// sends the request again once, before the client got a byte, and if that
+// fails the same way answers an error the client retries by itself
+// (noAnswerResponse), never an empty message.
+type emptyAnswer interface {
+	error
+	EmptyAnswer()
+}
+
+// noAnswerStream is a stream translator that can tell, once it read an
+// event, that the answer is one the model failed to produce.
+type noAnswerStream interface {
+	NoAnswer() error
+}
+
+// retrying is a dialect whose upstream may answer with no answer (see
+// emptyAnswer): the translated request is kept for one more round.
+type retrying interface {
+	retries() bool
 }
 
 // translator is the round trip of a Messages request through a dialect.
@@ -64,7 +92,11 @@ func (x translator) roundTrip(req *http.Request, ep messagesapi.Endpoint, d dial
 	defer held.Close()
 	if ep == messagesapi.CountTokens {
 		// These servers count no tokens, or not Claude's: an estimate, from
-		// the text, without asking the upstream.
+		// the text, without asking the upstream, of what /v1/messages
+		// would take.
+		if !messagesRequest(held.Bytes()) {
+			return localResponse(req, http.StatusBadRequest, messagesapi.AppendError(nil, "invalid_request_error", errNotMessages.Error())), nil
+		}
 		n := messagesapi.EstimateTokens(held.Bytes())
 		return localResponse(req, http.StatusOK, append(strconv.AppendInt([]byte(`{"input_tokens":`), int64(n), 10), '}')), nil
 	}
@@ -85,15 +117,72 @@ func (x translator) roundTrip(req *http.Request, ep messagesapi.Endpoint, d dial
 	out := outgoing(req, mem.done(translated))
 	translated = nil // its memory must be unreachable once the upstream is done with it
 	d.prepare(out)
+	r, ok := d.(retrying)
+	retries := ok && r.retries()
 	resp, err := x.next.RoundTrip(out)
-	// The upstream answered: what is left of the translation is the http
-	// transport's reader, which it closes once done writing, and room for
-	// the answer.
-	mem.body.Close()
+	if !retries {
+		// The upstream answered: what is left of the translation is the
+		// http transport's reader, which it closes once done writing, and
+		// room for the answer. A dialect that retries keeps it until its
+		// answer says whether it needs another round.
+		mem.body.Close()
+	}
 	if err != nil {
 		return nil, err
 	}
-	return x.answer(resp, tk, d)
+	resp, err = x.answer(resp, tk, d)
+	if retries {
+		resp, err = x.again(req, out, resp, err, tk, d)
+	}
+	return resp, err
+}
+
+// again sends out once more when its answer (resp, err) was one the model
+// failed to produce (see emptyAnswer), before the client's first byte;
+// when that one is too, it answers noAnswerResponse. Any other answer is
+// returned as it is.
+func (x translator) again(req, out *http.Request, resp *http.Response, err error, tk *budget.Ticket, d dialect) (*http.Response, error) {
+	var empty emptyAnswer
+	if !errors.As(err, &empty) {
+		return resp, err
+	}
+	x.logger.Info("thinking.upstream_no_answer", zap.String("why", empty.Error()), zap.Bool("retried", true))
+	retry := out.Clone(out.Context())
+	retry.Body, _ = out.GetBody()
+	resp, err = x.next.RoundTrip(retry)
+	if err == nil {
+		resp, err = x.answer(resp, tk, d)
+	}
+	if !errors.As(err, &empty) {
+		return resp, err
+	}
+	x.logger.Warn("thinking.upstream_no_answer", zap.String("why", empty.Error()), zap.Bool("retried", false))
+	return noAnswerResponse(req, empty), nil
+}
+
+// noAnswerResponse is the answer to a request whose upstream answered
+// with no answer, sent again or not: a 500 api_error the client retries by
+// itself (the Anthropic SDKs and Claude Code retry a 5xx, and the header
+// says so). Not a 529 overloaded_error: nothing is overloaded, and Claude
+// Code takes repeated 529s as its cue to fall back to another model.
+func noAnswerResponse(req *http.Request, empty emptyAnswer) *http.Response {
+	resp := localResponse(req, http.StatusInternalServerError, messagesapi.AppendError(nil, "api_error", empty.Error()+"; retry the request"))
+	resp.Header.Set("X-Should-Retry", "true")
+	return resp
+}
+
+// errNotMessages is what every translation says of a body that is no
+// Messages request.
+var errNotMessages = errors.New("not a Messages request: want a JSON object with a messages array")
+
+// messagesRequest reports whether a body is what /v1/messages takes
+// through every translation: a JSON object with a messages array.
+func messagesRequest(body []byte) bool {
+	if !jsonscan.Valid(body) {
+		return false
+	}
+	root := jsonscan.Parse(body)
+	return root.Kind() == jsonscan.Object && root.Get("messages").Kind() == jsonscan.Array
 }
 
 // answer gives resp the Messages answer of the upstream's: its error's
@@ -111,7 +200,17 @@ func (x translator) answer(resp *http.Response, tk *budget.Ticket, d dialect) (*
 	}
 	if s := d.stream(resp); s != nil {
 		r := messagesapi.NewReader(body, s)
-		streamBody(resp, &guardedBody{ReadCloser: readCloser{r, body}, logger: x.logger})
+		stream := &guardedBody{ReadCloser: readCloser{r, body}, logger: x.logger}
+		if n, ok := s.(noAnswerStream); ok {
+			// The first event says whether the model failed to produce an
+			// answer: nothing reaches the client before it is read.
+			r.Prime()
+			if err := n.NoAnswer(); err != nil {
+				stream.Close()
+				return nil, err
+			}
+		}
+		streamBody(resp, stream)
 		return resp, nil
 	}
 	return x.memory.heldAnswer(resp, body, tk, x.maxResponseSize, d.answer)

@@ -24,11 +24,16 @@ var GeminiDummySignature = base64.StdEncoding.EncodeToString([]byte("skip_though
 // thought signature; a signature it did not issue, or issued for another
 // part ("Corrupted thought signature."), the documented dummy aside; as
 // many function responses as calls, right after them, with their ids; a
-// wrong key. Replies are scripted: "[tool]" in the last user text asks for
-// a Bash call ("[parallel]" for two at once, the second unsigned), anything
+// wrong key; and what the model named in the path does not take (see
+// gemini_rules.go: thinkingLevel or any thinkingConfig by model, the
+// bound of maxOutputTokens, media inside function responses before
+// Gemini 3). Replies are scripted: "[tool]" in the last user text asks for
+// a Bash call ("[parallel]" for two at once, the second unsigned), each
+// "[read <path>]" a call of the Read tool on that path, anything
 // else gets "{name} answer {n}."; each after the thought "{name} thinks
-// #{n}." when thoughts are asked for. A call carries its signature and an
-// id; an answer without calls its signature on its last part (in a stream,
+// #{n}." when thoughts are asked for. A call carries its signature (none
+// from Gemini 2.0 and older, which sign nothing) and an id; an answer
+// without calls its signature on its last part (in a stream,
 // an empty part of its own in the last chunk, as Gemini 3 sends it). It is
 // safe for concurrent use.
 type GeminiUpstream struct {
@@ -36,8 +41,11 @@ type GeminiUpstream struct {
 	name string
 
 	// Guarded by mu.
-	responses int
-	issued    map[string]string // signature -> the part it was issued on
+	responses   int
+	issued      map[string]string // signature -> the part it was issued on
+	outputBound int               // see OutputBound
+	emptyReason string            // see AnswerEmpty
+	empties     int
 }
 
 // NewGeminiUpstream starts a mock Gemini API; name appears in its ids and
@@ -101,7 +109,10 @@ func (u *GeminiUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	req, msg := parseGemRequest(body)
 	if msg == "" {
 		u.mu.Lock()
-		msg = u.violation(req)
+		msg = u.violation(req, thinkingOf(model) == thinksByLevel)
+		if msg == "" {
+			msg = u.modelRule(req, model)
+		}
 		u.mu.Unlock()
 	}
 	if msg != "" {
@@ -109,6 +120,16 @@ func (u *GeminiUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u.mu.Lock()
+	if reason := u.takeEmpty(); reason != "" {
+		empty := emptyAnswer(reason, model, len(u.received))
+		u.mu.Unlock()
+		if method == "streamGenerateContent" {
+			u.streamEvents(w, rec, [][]byte{empty})
+			return
+		}
+		reply(http.StatusOK, "application/json; charset=UTF-8", empty)
+		return
+	}
 	u.responses++
 	rep := u.compose(req, u.responses, model)
 	u.mu.Unlock()
@@ -120,8 +141,10 @@ func (u *GeminiUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // violation returns Google's message for a request Gemini 3 refuses, or
-// "". Called with u.mu held.
-func (u *GeminiUpstream) violation(req *gemRequest) string {
+// "". Only Gemini 3 (signed) refuses a current-turn call without its
+// signature; older models never issued one to check. Called with u.mu
+// held.
+func (u *GeminiUpstream) violation(req *gemRequest, signed bool) string {
 	current := req.currentTurn()
 	for i, c := range req.Contents {
 		calls, first := 0, true
@@ -136,7 +159,7 @@ func (u *GeminiUpstream) violation(req *gemRequest) string {
 				continue
 			}
 			calls++
-			if first && i > current && p.ThoughtSignature == "" {
+			if signed && first && i > current && p.ThoughtSignature == "" {
 				return fmt.Sprintf("Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, "+
 					"and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:%s` , position %d. "+
 					"Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.", p.FunctionCall.Name, i+1)
@@ -189,7 +212,11 @@ type geminiReply struct {
 
 // compose makes the n-th reply. Called with u.mu held.
 func (u *GeminiUpstream) compose(req *gemRequest, n int, model string) geminiReply {
-	rep := geminiReply{id: fmt.Sprintf("gresp-%s-%d", u.name, n), model: model, prompt: 100 + 10*len(req.Contents), sig: u.newSignature()}
+	rep := geminiReply{id: fmt.Sprintf("gresp-%s-%d", u.name, n), model: model, prompt: 100 + 10*len(req.Contents)}
+	if thinkingOf(model) != thinksNot {
+		// Gemini 2.0 and older never think, and sign nothing.
+		rep.sig = u.newSignature()
+	}
 	if g := req.GenerationConfig; g != nil && g.ThinkingConfig != nil && g.ThinkingConfig.IncludeThoughts {
 		rep.thought = u.Thought(n)
 	}
@@ -202,6 +229,14 @@ func (u *GeminiUpstream) compose(req *gemRequest, n int, model string) geminiRep
 			}
 		}
 	}
+	if reads := readPaths(last); len(reads) > 0 && req.declares("Read") {
+		for k, path := range reads {
+			args, _ := json.Marshal(map[string]string{"file_path": path})
+			rep.calls = append(rep.calls, gemFunctionCall{ID: fmt.Sprintf("gcall-%s-%d-%d", u.name, n, k), Name: "Read", Args: args})
+		}
+		u.issue(rep.sig, "call Read")
+		return rep
+	}
 	if strings.Contains(last, "[tool]") && tool != "" {
 		calls := 1
 		if strings.Contains(last, "[parallel]") {
@@ -211,12 +246,23 @@ func (u *GeminiUpstream) compose(req *gemRequest, n int, model string) geminiRep
 			rep.calls = append(rep.calls, gemFunctionCall{ID: fmt.Sprintf("gcall-%s-%d-%d", u.name, n, k), Name: tool,
 				Args: json.RawMessage(fmt.Sprintf(`{"command":"echo %s %d"}`, u.name, k))})
 		}
-		u.issued[rep.sig] = "call " + tool
+		u.issue(rep.sig, "call "+tool)
 		return rep
 	}
 	rep.text = fmt.Sprintf("%s answer %d.", u.name, n)
-	u.issued[rep.sig] = "text"
+	if media := req.responseMedia(); len(media) > 0 {
+		rep.text += " Seen: " + strings.Join(media, ", ") + "."
+	}
+	u.issue(rep.sig, "text")
 	return rep
+}
+
+// issue records a signature issued on a part; "" is none. Called with
+// u.mu held.
+func (u *GeminiUpstream) issue(sig, on string) {
+	if sig != "" {
+		u.issued[sig] = on
+	}
 }
 
 // newSignature returns a signature of Gemini's look: standard base64, as
@@ -239,12 +285,15 @@ func (r geminiReply) parts(stream bool) [][]map[string]any {
 		var calls []map[string]any
 		for i, c := range r.calls {
 			p := map[string]any{"functionCall": map[string]any{"id": c.ID, "name": c.Name, "args": c.Args}}
-			if i == 0 {
+			if i == 0 && r.sig != "" {
 				p["thoughtSignature"] = r.sig
 			}
 			calls = append(calls, p)
 		}
 		return append(chunks, calls)
+	}
+	if r.sig == "" {
+		return append(chunks, []map[string]any{{"text": r.text}})
 	}
 	if !stream {
 		return append(chunks, []map[string]any{{"text": r.text, "thoughtSignature": r.sig}})
@@ -282,17 +331,29 @@ func (r geminiReply) json() []byte {
 // stream writes the answer as Gemini streams it: one response per event,
 // the events framed with CRLF, flushed one at a time.
 func (u *GeminiUpstream) stream(w http.ResponseWriter, rec *Received, r geminiReply) {
+	chunks := r.parts(true)
+	events := make([][]byte, len(chunks))
+	for i, parts := range chunks {
+		events[i] = r.response(parts, i == len(chunks)-1)
+	}
+	u.streamEvents(w, rec, events)
+}
+
+// streamEvents writes one event per response, framed with CRLF, flushed
+// one at a time.
+func (u *GeminiUpstream) streamEvents(w http.ResponseWriter, rec *Received, responses [][]byte) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
-	chunks := r.parts(true)
-	for i, parts := range chunks {
-		event := append(append([]byte("data: "), r.response(parts, i == len(chunks)-1)...), "\r\n\r\n"...)
+	for _, resp := range responses {
+		event := append(append([]byte("data: "), resp...), "\r\n\r\n"...)
+		// Recorded before it is written: a client that read it finds it
+		// in Requests.
+		u.mu.Lock()
+		rec.Status, rec.Response = http.StatusOK, append(rec.Response, event...)
+		u.mu.Unlock()
 		w.Write(event)
 		if f, ok := w.(http.Flusher); ok {
 			f.Flush()
 		}
-		u.mu.Lock()
-		rec.Status, rec.Response = http.StatusOK, append(rec.Response, event...)
-		u.mu.Unlock()
 	}
 }

@@ -37,13 +37,15 @@ type gemPart struct {
 }
 
 type gemBlob struct {
-	MimeType string `json:"mimeType"`
-	Data     string `json:"data"`
+	MimeType    string `json:"mimeType"`
+	Data        string `json:"data"`
+	DisplayName string `json:"displayName,omitempty"`
 }
 
 type gemFileData struct {
-	FileURI  string `json:"fileUri"`
-	MimeType string `json:"mimeType,omitempty"`
+	FileURI     string `json:"fileUri"`
+	MimeType    string `json:"mimeType,omitempty"`
+	DisplayName string `json:"displayName,omitempty"`
 }
 
 type gemFunctionCall struct {
@@ -53,9 +55,17 @@ type gemFunctionCall struct {
 }
 
 type gemFunctionAnswer struct {
-	ID       string          `json:"id,omitempty"`
-	Name     string          `json:"name"`
-	Response json.RawMessage `json:"response"`
+	ID       string            `json:"id,omitempty"`
+	Name     string            `json:"name"`
+	Response json.RawMessage   `json:"response"`
+	Parts    []gemResponsePart `json:"parts,omitempty"`
+}
+
+// gemResponsePart is a FunctionResponsePart: media a tool returned, which
+// Gemini 3 takes inside the function response.
+type gemResponsePart struct {
+	InlineData *gemBlob     `json:"inlineData,omitempty"`
+	FileData   *gemFileData `json:"fileData,omitempty"`
 }
 
 type gemTool struct {
@@ -75,7 +85,7 @@ type gemToolConfig struct {
 }
 
 type gemGenConfig struct {
-	MaxOutputTokens int      `json:"maxOutputTokens,omitempty"`
+	MaxOutputTokens *int     `json:"maxOutputTokens,omitempty"`
 	Temperature     *float64 `json:"temperature,omitempty"`
 	TopP            *float64 `json:"topP,omitempty"`
 	TopK            *float64 `json:"topK,omitempty"`

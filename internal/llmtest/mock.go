@@ -81,12 +81,13 @@ func (m *mock) receive(r *http.Request, body []byte) (rec *Received, failure *sc
 	return rec, failure, m.key, m.model
 }
 
-// reply writes an answer and records it.
+// reply records an answer and writes it: recorded first, so that a
+// client that read it finds it in Requests.
 func (m *mock) reply(w http.ResponseWriter, rec *Received, status int, ctype string, b []byte) {
-	w.Header().Set("Content-Type", ctype)
-	w.WriteHeader(status)
-	w.Write(b)
 	m.mu.Lock()
 	rec.Status, rec.Response = status, append(rec.Response, b...)
 	m.mu.Unlock()
+	w.Header().Set("Content-Type", ctype)
+	w.WriteHeader(status)
+	w.Write(b)
 }

@@ -33,12 +33,12 @@ func ErrorType(status int) string {
 }
 
 // AppendError appends the Anthropic error envelope with type typ and
-// message msg.
+// message msg, its addresses scrubbed (see Scrub).
 func AppendError(dst []byte, typ, msg string) []byte {
 	dst = append(dst, `{"type":"error","error":{"type":`...)
 	dst = jsonstr.Quote(dst, []byte(typ))
 	dst = append(dst, `,"message":`...)
-	dst = jsonstr.Quote(dst, []byte(msg))
+	dst = jsonstr.Quote(dst, []byte(Scrub(msg)))
 	return append(dst, "}}"...)
 }
 

@@ -92,6 +92,18 @@ func (r *Reader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// Prime reads the upstream until its first event gave output, or the
+// stream ended, and keeps the output for the first Read: a caller that
+// must know what the first event said (a transport that sends a request
+// again when its answer holds nothing) learns it before the client's first
+// byte, and the first Read still returns only that event's output.
+func (r *Reader) Prime() {
+	for r.off == len(r.out) && !r.ended {
+		r.out, r.off = r.out[:0], 0
+		r.next()
+	}
+}
+
 // next reads upstream until at least one event gave output, or the
 // stream ended. Once the message ended and its last events were returned,
 // it reads what is left of the upstream body ([DONE], the body's end) up

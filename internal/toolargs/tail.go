@@ -5,14 +5,17 @@ package toolargs
 // fragments already went to the client, so the repair is what comes after
 // them. It stops at the first byte that is not JSON (or nests too deep): the
 // bytes before it are a valid prefix, and its state is that prefix's, so the
-// repair still completes what the client got. It keeps a bounded stack and
-// no text.
+// repair still completes what the client got. It keeps a bounded stack of
+// one bit a level (a state only for the innermost: an outer container
+// always expects a comma or its end once its inner one closes) and no
+// text.
 type jsonTail struct {
-	stack  [maxArgumentDepth]byte // for each open container: '{' or '['
-	state  [maxArgumentDepth]tailState
-	depth  int
-	top    tailState // where the value at top level stands
-	broken bool      // a byte was not JSON: nothing after it is followed
+	objects uint64   // for the first 64 open containers, by depth: set for '{', clear for '['
+	deeper  []uint64 // the same for the levels past 64, when arguments nest that deep
+	inner   tailState
+	depth   int
+	top     tailState // where the value at top level stands
+	broken  bool      // a byte was not JSON: nothing after it is followed
 
 	inString, escape, key bool
 	hex                   int    // hex digits still due in a \u escape
@@ -20,8 +23,10 @@ type jsonTail struct {
 	num                   numState
 }
 
-// maxArgumentDepth bounds the nesting the repair follows.
-const maxArgumentDepth = 64
+// maxArgumentDepth bounds the nesting the repair follows: MaxDepth, as
+// whole arguments are bounded (see Input), so that streamed and whole
+// ones are read alike.
+const maxArgumentDepth = MaxDepth
 
 // tailState is what a container (or the top level) expects next.
 type tailState uint8
@@ -90,7 +95,7 @@ func (t *jsonTail) step(c byte) {
 		} else {
 			t.set(wantValue)
 		}
-	case (c == '}' || c == ']') && t.depth > 0 && (st == wantCommaOrEnd || st == wantFirst) && closes(t.stack[t.depth-1], c):
+	case (c == '}' || c == ']') && t.depth > 0 && (st == wantCommaOrEnd || st == wantFirst) && closes(t.kind(t.depth-1), c):
 		t.depth--
 		t.valueDone()
 	case st == wantValue || st == wantFirst && !t.inObject():
@@ -107,8 +112,7 @@ func (t *jsonTail) value(c byte) {
 			t.broken = true
 			return
 		}
-		t.stack[t.depth], t.state[t.depth] = c, wantFirst
-		t.depth++
+		t.push(c == '{')
 	case c == '"':
 		t.inString, t.key = true, false
 	case c == 't':
@@ -163,7 +167,7 @@ func (t *jsonTail) valueDone() {
 		t.top = done
 		return
 	}
-	t.state[t.depth-1] = wantCommaOrEnd
+	t.inner = wantCommaOrEnd
 }
 
 func (t *jsonTail) expect() tailState {
@@ -173,7 +177,7 @@ func (t *jsonTail) expect() tailState {
 		}
 		return wantValue
 	}
-	return t.state[t.depth-1]
+	return t.inner
 }
 
 func (t *jsonTail) set(s tailState) {
@@ -181,10 +185,43 @@ func (t *jsonTail) set(s tailState) {
 		t.top = s
 		return
 	}
-	t.state[t.depth-1] = s
+	t.inner = s
 }
 
-func (t *jsonTail) inObject() bool { return t.depth > 0 && t.stack[t.depth-1] == '{' }
+func (t *jsonTail) inObject() bool { return t.depth > 0 && t.kind(t.depth-1) == '{' }
+
+// push opens a container, an object or an array, expecting its first
+// member or element.
+func (t *jsonTail) push(object bool) {
+	i := t.depth
+	bit := uint64(1) << (i % 64)
+	words := &t.objects
+	if i >= 64 {
+		for len(t.deeper) <= i/64-1 {
+			t.deeper = append(t.deeper, 0)
+		}
+		words = &t.deeper[i/64-1]
+	}
+	if object {
+		*words |= bit
+	} else {
+		*words &^= bit
+	}
+	t.depth++
+	t.inner = wantFirst
+}
+
+// kind returns the opening byte of the container open at depth i.
+func (t *jsonTail) kind(i int) byte {
+	w := t.objects
+	if i >= 64 {
+		w = t.deeper[i/64-1]
+	}
+	if w&(1<<(i%64)) != 0 {
+		return '{'
+	}
+	return '['
+}
 
 // complete reports whether the arguments followed are one whole JSON value
 // (or nothing at all).
@@ -219,7 +256,7 @@ func (t *jsonTail) appendRepair(dst []byte) []byte {
 		dst = append(dst, '0')
 	}
 	if !open && t.depth > 0 {
-		switch t.state[t.depth-1] {
+		switch t.inner {
 		case wantColon:
 			dst = append(dst, ":null"...)
 		case wantValue:
@@ -229,7 +266,7 @@ func (t *jsonTail) appendRepair(dst []byte) []byte {
 		}
 	}
 	for i := t.depth - 1; i >= 0; i-- {
-		if t.stack[i] == '{' {
+		if t.kind(i) == '{' {
 			dst = append(dst, '}')
 		} else {
 			dst = append(dst, ']')

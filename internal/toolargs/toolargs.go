@@ -100,9 +100,14 @@ func (t *Stream) Finish(dst []byte, index int) []byte {
 	return messagesapi.AppendDeltaTail(jsonstr.Quote(dst, inner))
 }
 
+// MaxDepth is the nesting a tool_use input may have: a Messages answer
+// holds it three levels down (the message, its content, the block), and a
+// JSON reader follows 10000 (encoding/json's bound, and jsonscan's).
+const MaxDepth = 10000 - 3
+
 // Input returns the input object for a call's whole arguments: args when
-// they are one, completed when cut short, else {"raw_arguments": args};
-// {} for none.
+// they are one (nested at most MaxDepth), completed when cut short, else
+// {"raw_arguments": args}; {} for none.
 func Input(args []byte) []byte {
 	first := FirstNonSpace(args)
 	if first < 0 {
@@ -110,7 +115,10 @@ func Input(args []byte) []byte {
 	}
 	if args[first] == '{' {
 		if jsonscan.Valid(args) {
-			return args
+			if Fits(args) {
+				return args
+			}
+			return Raw(args)
 		}
 		var t jsonTail
 		t.feed(args)
@@ -118,7 +126,35 @@ func Input(args []byte) []byte {
 			return fixed
 		}
 	}
-	return append(append([]byte(`{"`+RawKey+`":`), jsonstr.Quote(nil, args)...), '}')
+	return Raw(args)
+}
+
+// Raw returns the input that keeps arguments as their text:
+// {"raw_arguments": "<args>"}.
+func Raw(args []byte) []byte {
+	return append(jsonstr.Quote([]byte(`{"`+RawKey+`":`), args), '}')
+}
+
+// Fits reports whether the JSON text args nests at most MaxDepth levels.
+func Fits(args []byte) bool {
+	depth, inString, escape := 0, false, false
+	for _, c := range args {
+		switch {
+		case escape:
+			escape = false
+		case inString:
+			escape, inString = c == '\\', c != '"'
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > MaxDepth {
+				return false
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return true
 }
 
 // FirstNonSpace returns the index of the first byte of b that is not JSON

@@ -1,0 +1,82 @@
+package responses
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// TestBadBytesTheSameBothWays: a response whose text or reasoning is not
+// UTF-8, whose reasoning holds a NUL, whose arguments nest deeper than 64
+// levels, gives the same message whole and streamed, valid for a strict
+// decoder; one with a raw control character (no JSON) is refused both
+// ways, never passed over.
+func TestBadBytesTheSameBothWays(t *testing.T) {
+	deep := strings.Repeat(`{\"a\":`, 100) + "1" + strings.Repeat("}", 100)
+	for name, tc := range map[string]struct{ item, delta string }{
+		"text not UTF-8": {`{"id":"msg_1","type":"message","status":"completed","content":[{"type":"output_text","annotations":[],"text":"bad ` + "\xff" + ` b"}],"role":"assistant"}`,
+			`{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"bad ` + "\xff" + ` b"}`},
+		"reasoning not UTF-8": {`{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"a ` + "\xfe" + `"}],"encrypted_content":"gAAAAABenc-1=="}`,
+			`{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","output_index":0,"summary_index":0,"delta":"a ` + "\xfe" + `"}`},
+		"NUL in reasoning": {`{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"a\u0000b"}],"encrypted_content":"gAAAAABenc-1=="}`,
+			`{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","output_index":0,"summary_index":0,"delta":"a\u0000b"}`},
+		"arguments 100 deep": {`{"id":"fc_1","type":"function_call","status":"completed","arguments":"` + deep + `","call_id":"call_abc","name":"Bash"}`,
+			`{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":0,"delta":"` + deep + `"}`},
+		"raw NUL (not JSON)": {`{"id":"rs_1","type":"reasoning","summary":[{"type":"summary_text","text":"a` + "\x00" + `b"}],"encrypted_content":"gAAAAABenc-1=="}`,
+			`{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","output_index":0,"summary_index":0,"delta":"a` + "\x00" + `b"}`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			opts := AnswerOptions{Model: "m", Signer: testSigner}
+			whole, err := TranslateAnswer([]byte(`{"id":"resp_1","object":"response","status":"completed","model":"gpt-5","output":[`+tc.item+`],"usage":{"input_tokens":1,"output_tokens":1}}`), opts)
+			added := strings.NewReplacer(`"status":"completed",`, "", `"text":"a `+"\xfe"+`"`, `"text":""`).Replace(tc.item)
+			s := NewStream(opts)
+			var ev []byte
+			for _, e := range []string{
+				`{"type":"response.created","response":{"id":"resp_1","status":"in_progress","output":[]}}`,
+				`{"type":"response.output_item.added","output_index":0,"item":` + emptied(added) + `}`,
+				tc.delta,
+				`{"type":"response.output_item.done","output_index":0,"item":` + tc.item + `}`,
+				`{"type":"response.completed","response":{"id":"resp_1","status":"completed","output":[],"usage":{"input_tokens":1,"output_tokens":1}}}`,
+			} {
+				ev = s.Chunk(ev, []byte(e))
+			}
+			ev = s.End(ev)
+			if !utf8.Valid(ev) || !utf8.Valid(whole) {
+				t.Fatalf("not UTF-8:\n%q\n%q", whole, ev)
+			}
+			got := accumulate(t, string(ev))
+			failed := got == nil || strings.Contains(string(ev), "event: error")
+			if (err != nil) != failed {
+				t.Fatalf("whole: %v; streamed:\n%s", err, ev)
+			}
+			if err != nil {
+				return
+			}
+			var w map[string]any
+			if err := json.Unmarshal(whole, &w); err != nil {
+				t.Fatal(err)
+			}
+			a, _ := json.Marshal(w["content"])
+			b, _ := json.Marshal(got["content"])
+			if string(a) != string(b) {
+				t.Errorf("\n whole    %.400v\n streamed %.400v", w["content"], got["content"])
+			}
+		})
+	}
+}
+
+// emptied returns an output item as output_item.added gives it: without
+// its summary's or content's text, its arguments.
+func emptied(item string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(strings.ToValidUTF8(item, "?")), &m) != nil {
+		return item
+	}
+	delete(m, "summary")
+	delete(m, "content")
+	delete(m, "arguments")
+	delete(m, "encrypted_content")
+	b, _ := json.Marshal(m)
+	return string(b)
+}
