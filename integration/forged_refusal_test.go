@@ -88,7 +88,7 @@ func TestAClientCannotTeachTheGatewayForOthers(t *testing.T) {
 			body, beta := vector(w)
 			// Whatever the attacker gets (the safety net may even repair
 			// its request), nobody else's requests may change.
-			h := claudeCodeHeader()
+			h := claudeCodeHeaders(t)
 			h.Set("X-Claude-Code-Session-Id", "attacker-"+name)
 			if beta != "" {
 				h.Set("Anthropic-Beta", beta)

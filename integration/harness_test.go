@@ -251,16 +251,6 @@ func (g *gateway) send(t *testing.T, path string, h http.Header, body []byte) (i
 	return resp.StatusCode, resp.Header, b
 }
 
-// claudeCodeHeader returns the headers Claude Code sends with a request.
-func claudeCodeHeader() http.Header {
-	h := http.Header{}
-	for k, v := range map[string]string{"Content-Type": "application/json", "X-Api-Key": "sk-test", "Anthropic-Version": "2023-06-01",
-		"Anthropic-Beta": "claude-code-20250219", "User-Agent": "claude-cli/2.1.328 (external, sdk-cli)"} {
-		h.Set(k, v)
-	}
-	return h
-}
-
 // lastRequest returns the body the upstream received last.
 func lastRequest(t *testing.T, u *llmtest.Upstream) llmtest.Received {
 	t.Helper()

@@ -1,65 +1,16 @@
 package integration
 
 import (
-	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
-	"image"
-	"image/color"
-	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
-// claudeRunWith is claudeRun with more environment for the client.
-func claudeRunWith(t *testing.T, claude, home, baseURL string, env []string, args ...string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, claude, append([]string{"-p", "--model", "claude-sonnet-4-5"}, args...)...)
-	cmd.Dir = filepath.Join(home, "project")
-	cmd.Env = append([]string{
-		"HOME=" + home,
-		"PATH=" + os.Getenv("PATH"),
-		"ANTHROPIC_BASE_URL=" + baseURL,
-		"ANTHROPIC_API_KEY=sk-test",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_AUTOUPDATER=1",
-	}, env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("claude %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
-// smallPNG returns an 8x8 PNG.
-func smallPNG(t *testing.T) []byte {
-	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, 8, 8))
-	for i := range 8 {
-		img.Set(i, i, color.RGBA{200, 30, 30, 255})
-	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
 // smallPDF is a one-page PDF that says "llm thinking".
-const smallPDF = "%PDF-1.4\n" +
-	"1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n" +
-	"2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n" +
-	"3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 100]/Contents 4 0 R/Resources<</Font<</F1 5 0 R>>>>>>endobj\n" +
-	"4 0 obj<</Length 44>>stream\nBT /F1 12 Tf 20 50 Td (llm thinking) Tj ET\nendstream endobj\n" +
-	"5 0 obj<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>endobj\n" +
-	"trailer<</Root 1 0 R>>\n%%EOF\n"
+var smallPDF = onePagePDF("llm thinking")
 
 // chatParts returns the content parts of the user messages, and the tool
 // messages, of a chat-completions request.
@@ -93,17 +44,17 @@ func TestRealClaudeCodeReadsFilesThroughOpenAI(t *testing.T) {
 	g := newGateway(t, nil, "openrouter", withOpenRouterGemini("openrouter"))
 	or := g.chats["openrouter"]
 	home := claudeHome(t)
-	pngBytes := smallPNG(t)
+	pngBytes := onePixelPNG
 	pngPath := filepath.Join(home, "project", "dot.png")
 	pdfPath := filepath.Join(home, "project", "note.pdf")
 	if err := os.WriteFile(pngPath, pngBytes, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(pdfPath, []byte(smallPDF), 0o644); err != nil {
+	if err := os.WriteFile(pdfPath, smallPDF, 0o644); err != nil {
 		t.Fatal(err)
 	}
 
-	out := claudeRunWith(t, claude, home, g.url(), nil, "[read "+pngPath+"] what is in it?", "--allowedTools", "Read")
+	out := claudeRunWith(t, nil, claude, home, g.url(), "[read "+pngPath+"] what is in it?", "--allowedTools", "Read")
 	t.Logf("run 1 (PNG) printed: %s", strings.TrimSpace(out))
 	last := lastChatRequest(t, or)
 	parts, tools := chatParts(t, last.Body)
@@ -119,7 +70,7 @@ func TestRealClaudeCodeReadsFilesThroughOpenAI(t *testing.T) {
 		t.Errorf("the PNG did not reach the server as an image_url part:\n%s", last.Body)
 	}
 
-	out = claudeRunWith(t, claude, home, g.url(), nil, "--continue", "[read "+pdfPath+"] and this?", "--allowedTools", "Read")
+	out = claudeRunWith(t, nil, claude, home, g.url(), "--continue", "[read "+pdfPath+"] and this?", "--allowedTools", "Read")
 	t.Logf("run 2 (PDF) printed: %s", strings.TrimSpace(out))
 	last = lastChatRequest(t, or)
 	parts, tools = chatParts(t, last.Body)
@@ -127,7 +78,7 @@ func TestRealClaudeCodeReadsFilesThroughOpenAI(t *testing.T) {
 	// Claude Code's Read sends a PDF as a document block inside the tool
 	// result, between texts; the tool message keeps the texts, and the
 	// user message after it the file.
-	wantPDF := "data:application/pdf;base64," + base64.StdEncoding.EncodeToString([]byte(smallPDF))
+	wantPDF := "data:application/pdf;base64," + base64.StdEncoding.EncodeToString(smallPDF)
 	found = false
 	for _, p := range parts {
 		if f, _ := p["file"].(map[string]any); p["type"] == "file" && f != nil && f["file_data"] == wantPDF {
@@ -139,7 +90,7 @@ func TestRealClaudeCodeReadsFilesThroughOpenAI(t *testing.T) {
 		t.Errorf("the PDF did not reach the server as a file part after its tool message:\n%s", last.Body)
 	}
 
-	out = claudeRunWith(t, claude, home, g.url(), []string{"CLAUDE_CODE_MAX_OUTPUT_TOKENS=1200"}, "--continue", "briefly")
+	out = claudeRunWith(t, []string{"CLAUDE_CODE_MAX_OUTPUT_TOKENS=1200"}, claude, home, g.url(), "--continue", "briefly")
 	t.Logf("run 3 (cap 1200) printed: %s", strings.TrimSpace(out))
 	top, _ := chatRequest(t, lastChatRequest(t, or).Body)
 	t.Logf("run 3: max_tokens %s", top["max_tokens"])

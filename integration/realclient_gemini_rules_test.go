@@ -2,68 +2,14 @@ package integration
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
-
-// claudeRunWith is claudeRun with more environment (CLAUDE_CODE_MAX_OUTPUT_TOKENS, say).
-func claudeRunWith(t *testing.T, env []string, claude, home, baseURL string, args ...string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, claude, append([]string{"-p", "--model", "claude-sonnet-4-5"}, args...)...)
-	cmd.Dir = filepath.Join(home, "project")
-	cmd.Env = append([]string{
-		"HOME=" + home,
-		"PATH=" + os.Getenv("PATH"),
-		"ANTHROPIC_BASE_URL=" + baseURL,
-		"ANTHROPIC_API_KEY=sk-test",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
-		"DISABLE_AUTOUPDATER=1",
-	}, env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("claude %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
-// smallPDF returns a one-page PDF with its cross-reference table right.
-func smallPDF() []byte {
-	content := "BT /F1 18 Tf 20 40 Td (spec v1) Tj ET"
-	objects := []string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-	}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objects))
-	for i, o := range objects {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, xref)
-	return b.Bytes()
-}
-
-// onePixelPNG is a 1x1 PNG.
-const onePixelPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
 // TestRealClaudeCodeGeminiReadsAPDF runs the real client through transport
 // gemini to the strict Gemini mock, serving Gemini 3: Gemini calls Read on
@@ -78,8 +24,7 @@ func TestRealClaudeCodeGeminiReadsAPDF(t *testing.T) {
 	gem := g.geminis["gemini"]
 	home := claudeHome(t)
 	project := filepath.Join(home, "project")
-	png, _ := base64.StdEncoding.DecodeString(onePixelPNG)
-	for name, b := range map[string][]byte{"spec.pdf": smallPDF(), "dot.png": png} {
+	for name, b := range map[string][]byte{"spec.pdf": onePagePDF("spec v1"), "dot.png": onePixelPNG} {
 		if err := os.WriteFile(filepath.Join(project, name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,6 @@ package integration
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -12,41 +11,13 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
 )
-
-// onePagePDF returns a valid one-page PDF that says "hello", its
-// cross-reference table at the offsets of its objects.
-func onePagePDF() []byte {
-	objects := []string{
-		"<</Type/Catalog/Pages 2 0 R>>",
-		"<</Type/Pages/Kids[3 0 R]/Count 1>>",
-		"<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 100]/Contents 4 0 R/Resources<</Font<</F1 5 0 R>>>>>>",
-		"<</Length 40>>stream\nBT /F1 24 Tf 20 40 Td (hello) Tj ET\nendstream",
-		"<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>",
-	}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objects))
-	for i, o := range objects {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<</Size %d/Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, xref)
-	return b.Bytes()
-}
 
 // outputParts returns the parts of every function_call_output given as an
 // array in the requests u got, with the index of the request.
@@ -80,7 +51,7 @@ func TestRealClaudeCodeResponsesReadsAPDFAndAnImage(t *testing.T) {
 	oa := startResponses(t, "openai", "")
 	g := newGateway(t, nil, "openai", withResponses("openai", oa, ""))
 	home := claudeHome(t)
-	pdf := onePagePDF()
+	pdf := onePagePDF("hello")
 	png, _ := base64.StdEncoding.DecodeString(pngBase64)
 	for _, f := range []struct {
 		name string
@@ -171,14 +142,8 @@ func TestRealClaudeCodeResponsesOutputCapForcedLow(t *testing.T) {
 	var rec maxTokensRecorder
 	base := rec.start(t, g.url())
 
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, claude, "-p", "--model", "claude-sonnet-4-5", "hello")
-	cmd.Dir = filepath.Join(home, "project")
-	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "ANTHROPIC_BASE_URL=" + base, "ANTHROPIC_API_KEY=sk-test",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_MAX_OUTPUT_TOKENS=1"}
-	out, err := cmd.CombinedOutput()
-	t.Logf("the run printed (%v): %s", err, strings.TrimSpace(string(out)))
+	out, err := claudeRunEnv(t, []string{"CLAUDE_CODE_MAX_OUTPUT_TOKENS=1"}, claude, home, base, "hello")
+	t.Logf("the run printed (%v): %s", err, strings.TrimSpace(out))
 	rec.mu.Lock()
 	seen := append([]int(nil), rec.seen...)
 	rec.mu.Unlock()
@@ -187,7 +152,7 @@ func TestRealClaudeCodeResponsesOutputCapForcedLow(t *testing.T) {
 		sent = append(sent, string(topLevel(t, r.Body)["max_output_tokens"]))
 	}
 	t.Logf("Claude Code asked for max_tokens %v; the Responses API got max_output_tokens %v, answered %v", seen, sent, responsesStatuses(oa))
-	if err != nil || !strings.Contains(string(out), "openai answer") {
+	if err != nil || !strings.Contains(out, "openai answer") {
 		t.Errorf("Claude Code did not show the answer")
 	}
 	assertResponsesAccepted(t, oa)

@@ -1,8 +1,11 @@
 package integration
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,24 +35,73 @@ func realClient(t *testing.T) string {
 // printed.
 func claudeRun(t *testing.T, claude, home, baseURL string, args ...string) string {
 	t.Helper()
+	out, err := claudeRunEnv(t, nil, claude, home, baseURL, args...)
+	if err != nil {
+		t.Fatalf("claude %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// claudeRunWith is claudeRun with more environment for the client
+// (CLAUDE_CODE_MAX_OUTPUT_TOKENS, say).
+func claudeRunWith(t *testing.T, env []string, claude, home, baseURL string, args ...string) string {
+	t.Helper()
+	out, err := claudeRunEnv(t, env, claude, home, baseURL, args...)
+	if err != nil {
+		t.Fatalf("claude %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// claudeRunEnv runs the real client once with more environment and
+// returns what it printed, and how it exited.
+func claudeRunEnv(t *testing.T, env []string, claude, home, baseURL string, args ...string) (string, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, claude, append([]string{"-p", "--model", "claude-sonnet-4-5"}, args...)...)
 	cmd.Dir = filepath.Join(home, "project")
-	cmd.Env = []string{
+	cmd.Env = append([]string{
 		"HOME=" + home,
 		"PATH=" + os.Getenv("PATH"),
 		"ANTHROPIC_BASE_URL=" + baseURL,
 		"ANTHROPIC_API_KEY=sk-test",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"DISABLE_AUTOUPDATER=1",
-	}
+	}, env...)
 	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("claude %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
+	return string(out), err
 }
+
+// onePagePDF returns a valid one-page PDF that says text, its
+// cross-reference table at the offsets of its objects.
+func onePagePDF(text string) []byte {
+	content := "BT /F1 18 Tf 20 40 Td (" + text + ") Tj ET"
+	objects := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+	}
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n")
+	offsets := make([]int, len(objects))
+	for i, o := range objects {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, xref)
+	return b.Bytes()
+}
+
+// onePixelPNG is a 1x1 PNG.
+var onePixelPNG, _ = base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
 
 // claudeHome returns a home for the real client, with the project
 // directory it runs in.

@@ -219,67 +219,8 @@ func TestResponsesToolResultMediaReachTheModel(t *testing.T) {
 // body of the answer.
 func postMessages(t *testing.T, g *gateway, path, body string) (int, string, []byte) {
 	t.Helper()
-	status, h, b := g.send(t, path, claudeCodeHeader(), []byte(body))
+	status, h, b := g.send(t, path, claudeCodeHeaders(t), []byte(body))
 	return status, h.Get("Content-Type"), b
-}
-
-// messagesAnswer reads a Messages answer, JSON or a stream, strictly: a
-// stream begins with message_start, opens and closes its blocks in turn,
-// and ends with message_delta and message_stop, without an error; it
-// returns the blocks and the stop reason.
-func messagesAnswer(t *testing.T, ctype string, body []byte) ([]contentBlock, string) {
-	t.Helper()
-	if !strings.HasPrefix(ctype, "text/event-stream") {
-		var m struct {
-			Type, Role, Model string
-			Content           []contentBlock
-			StopReason        string `json:"stop_reason"`
-		}
-		if err := json.Unmarshal(body, &m); err != nil || m.Type != "message" || m.Role != "assistant" || m.Model == "" || len(m.Content) == 0 || m.StopReason == "" {
-			t.Fatalf("not a Messages answer (%v): %s", err, body)
-		}
-		return m.Content, m.StopReason
-	}
-	events := llmtest.Events(body)
-	var blocks []contentBlock
-	var stop string
-	open := false
-	for i, ev := range events {
-		var d struct {
-			Type         string
-			ContentBlock contentBlock `json:"content_block"`
-			Delta        struct {
-				Type, Text, Thinking, Signature string
-				PartialJSON                     string `json:"partial_json"`
-				StopReason                      string `json:"stop_reason"`
-			}
-		}
-		if err := json.Unmarshal(ev.Data, &d); err != nil || d.Type != ev.Name {
-			t.Fatalf("event %d is not a Messages event: %s %s", i, ev.Name, ev.Data)
-		}
-		switch {
-		case i == 0 && ev.Name != "message_start", ev.Name == "error":
-			t.Fatalf("the stream went %s at event %d: %s", ev.Name, i, body)
-		case ev.Name == "content_block_start" && !open:
-			blocks, open = append(blocks, d.ContentBlock), true
-		case ev.Name == "content_block_delta" && open:
-			b := &blocks[len(blocks)-1]
-			b.Text += d.Delta.Text
-			b.Thinking += d.Delta.Thinking
-			b.Signature += d.Delta.Signature
-		case ev.Name == "content_block_stop" && open:
-			open = false
-		case ev.Name == "message_delta" && !open:
-			stop = d.Delta.StopReason
-		case ev.Name == "message_start", ev.Name == "ping", ev.Name == "message_stop" && i == len(events)-1 && stop != "":
-		default:
-			t.Fatalf("event %d (%s) out of place: %s", i, ev.Name, body)
-		}
-	}
-	if len(events) == 0 || events[len(events)-1].Name != "message_stop" || len(blocks) == 0 {
-		t.Fatalf("the stream did not end with its message: %s", body)
-	}
-	return blocks, stop
 }
 
 // TestResponsesClaudeCodeOtherShapes: the requests of Claude Code's other
@@ -314,7 +255,7 @@ func TestResponsesClaudeCodeOtherShapes(t *testing.T) {
 		if status != http.StatusOK {
 			t.Fatalf("max_tokens 1 (%q): %d %s", text, status, answer)
 		}
-		blocks, stop := messagesAnswer(t, ctype, answer)
+		blocks, stop := messagesAnswer(t, "", strings.HasPrefix(ctype, "text/event-stream"), answer)
 		if len(blocks) != 1 || blocks[0].Text != fmt.Sprintf("oa answer %d.", n) || stop != "end_turn" {
 			t.Errorf("max_tokens 1 (%q): %s", text, answer)
 		}
@@ -332,7 +273,7 @@ func TestResponsesClaudeCodeOtherShapes(t *testing.T) {
 	if status != http.StatusOK || !strings.HasPrefix(ctype, "text/event-stream") {
 		t.Fatalf("the title request: %d %s %s", status, ctype, answer)
 	}
-	if blocks, stop := messagesAnswer(t, ctype, answer); len(blocks) != 1 || blocks[0].Type != "text" || stop != "end_turn" {
+	if blocks, stop := messagesAnswer(t, "", strings.HasPrefix(ctype, "text/event-stream"), answer); len(blocks) != 1 || blocks[0].Type != "text" || stop != "end_turn" {
 		t.Errorf("the title request: %s", answer)
 	}
 	if top := sent(); top["tools"] != nil || top["reasoning"] != nil || !strings.Contains(string(top["text"]), `"type":"json_schema"`) {
@@ -348,7 +289,7 @@ func TestResponsesClaudeCodeOtherShapes(t *testing.T) {
 	if status != http.StatusOK {
 		t.Fatalf("tool_choice none: %d %s", status, answer)
 	}
-	if blocks, stop := messagesAnswer(t, ctype, answer); len(blocks) != 2 || blocks[0].Type != "thinking" || blocks[1].Type != "text" || stop != "end_turn" {
+	if blocks, stop := messagesAnswer(t, "", strings.HasPrefix(ctype, "text/event-stream"), answer); len(blocks) != 2 || blocks[0].Type != "thinking" || blocks[1].Type != "text" || stop != "end_turn" {
 		t.Errorf("tool_choice none: %s", answer)
 	}
 	if top := sent(); string(top["tool_choice"]) != `"none"` || top["tools"] == nil {
