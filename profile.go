@@ -24,9 +24,10 @@ type BackendProfile struct {
 	// ThinkingBack says which assistant messages the backend refuses
 	// without thinking, while thinking is on: "tool_calls", those with a
 	// tool call (Kimi), or "all" (DeepSeek V4). Each such message that has
-	// no thinking block of this backend's gets an empty unsigned one in
-	// front (with mode convert_to_text or convert_to_tags, the text of the
-	// block it lost), never another backend's.
+	// no thinking block of this backend's gets an unsigned one in front,
+	// whose text is written from the message (a filler, different for
+	// every message; with mode convert_to_text or convert_to_tags, the
+	// text of the block it lost), never another backend's.
 	ThinkingBack string `json:"thinking_back,omitempty"`
 
 	// ThinkingType is the one thinking type the models take: "adaptive"

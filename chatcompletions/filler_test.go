@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
 // fillers returns the reasoning_content of each assistant message of a
@@ -66,7 +67,7 @@ func TestFillersDifferPerMessage(t *testing.T) {
 	for _, f := range fs {
 		distinct[f] = true
 		size += len(f)
-		if !strings.HasPrefix(f, fillerHead) || len(f) > 200 {
+		if !strings.HasPrefix(f, messagesapi.FillerHead) || len(f) > 200 {
 			t.Fatalf("filler %q", f)
 		}
 	}

@@ -301,7 +301,7 @@ func TestRealClaudeCodeKimiAfterAnAnthropicToolLoop(t *testing.T) {
 		}
 	}
 	if fillers == 0 || refusals(kimi) > 1 {
-		t.Errorf("kimi got %d empty blocks and refused %d times", fillers, refusals(kimi))
+		t.Errorf("kimi got %d fillers and refused %d times", fillers, refusals(kimi))
 	}
 
 	got := backOnAnthropic(t, g, claude, home, own)
@@ -309,7 +309,7 @@ func TestRealClaudeCodeKimiAfterAnAnthropicToolLoop(t *testing.T) {
 		t.Errorf("anthropic refused %d times", n)
 	}
 	learned := g.stats().Capabilities
-	t.Logf("anthropic: %d requests, %d of its blocks back; kimi: %d requests, %d refused, %d empty blocks; learned %+v",
+	t.Logf("anthropic: %d requests, %d of its blocks back; kimi: %d requests, %d refused, %d fillers; learned %+v",
 		len(anthropic.Requests()), len(got), len(kimi.Requests()), refusals(kimi), fillers, learned)
 }
 

@@ -7,12 +7,21 @@ import (
 	"testing"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
-// filler is the thinking block llm_thinking gives an assistant message
-// for a backend that wants thinking back, when the message holds none of
-// that backend's.
-const filler = `{"type":"thinking","thinking":"","signature":""}`
+// isFiller reports whether b is the thinking block llm_thinking gives an
+// assistant message for a backend that wants thinking back, when the
+// message holds none of that backend's: unsigned, its text the message's
+// filler (see messagesapi.AppendFiller).
+func isFiller(b []byte) bool {
+	var blk struct {
+		Type, Thinking string
+		Signature      *string
+	}
+	return json.Unmarshal(b, &blk) == nil && blk.Type == "thinking" && blk.Signature != nil && *blk.Signature == "" &&
+		strings.HasPrefix(blk.Thinking, messagesapi.FillerHead)
+}
 
 // shapedBackend is a backend that refuses requests not in a shape of its
 // own, as a strict mock speaking that server's words plays it.
@@ -169,7 +178,7 @@ func (tr *tracker) turn(backend string, send func() (*llmtest.Turn, error)) {
 	okTurns(tr.t)(send())
 	var own []json.RawMessage
 	for _, b := range thinkingBlocks(tr.t, lastRequest(tr.t, tr.g.upstreams[backend]).Body) {
-		if string(b) == filler {
+		if isFiller(b) {
 			if !tr.fillersFor[backend] {
 				tr.t.Fatalf("%s got a filler", backend)
 			}

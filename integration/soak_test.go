@@ -218,7 +218,7 @@ func (sc *soakConversation) send(g *gateway, backend string, request func() (*ll
 	}
 	var blocks []json.RawMessage
 	for _, b := range sent {
-		if string(b) != filler {
+		if !isFiller(b) {
 			blocks = append(blocks, b)
 		} else if backend != "kimi" && backend != "deepseek" {
 			return fmt.Errorf("%s got a filler", backend)

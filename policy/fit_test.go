@@ -10,13 +10,14 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/streaming"
 )
 
-// filler is the thinking block a message gets for a backend that wants
-// thinking back when it has none of its own.
-const filler = `{"type":"thinking","thinking":"","signature":""}`
+// filler is the thinking block the first tool call message of loopBody
+// gets for a backend that wants thinking back when it has none of its own:
+// unsigned, its text the message's filler (see messagesapi.AppendFiller).
+const filler = `{"type":"thinking","thinking":"Step without its reasoning: called Bash {} (t0).","signature":""}`
 
 // TestThinkingBackIsLearnedFromTheRefusal: anthropic's tool loop goes to a
 // Kimi-like backend, which refuses the tool call message left without
-// thinking. The replay gives it an empty unsigned block in front, keeps
+// thinking. The replay gives it an unsigned block in front, its filler, keeps
 // thinking on, and so does every later request; anthropic's block never
 // reaches it.
 func TestThinkingBackIsLearnedFromTheRefusal(t *testing.T) {
@@ -48,7 +49,7 @@ func TestThinkingBackIsLearnedFromTheRefusal(t *testing.T) {
 	}
 	// Anthropic gets its block back, and no filler.
 	back := p.Plan(Request{Body: loopBody("kimi-k3", "a1", "k1"), Header: session("s1"), Backend: "anthropic"})
-	if strings.Contains(string(back.Body), filler) || !strings.Contains(string(back.Body), thinkingBlock("a1")) {
+	if strings.Contains(string(back.Body), "Step without its reasoning") || !strings.Contains(string(back.Body), thinkingBlock("a1")) {
 		t.Fatalf("back on anthropic:\n%s", back.Body)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
 // Some backends take a request only in a shape of their own: thinking on
@@ -30,23 +32,29 @@ const (
 	ThinkingBackEverywhere
 )
 
-// filler is the thinking block a message that must hold thinking gets when
-// it holds none: empty and unsigned, so that it carries nothing of another
-// backend. The signature member is there, empty, because Anthropic-style
-// servers require the field.
-const filler = `{"type":"thinking","thinking":"","signature":""}`
-
-// fillerBlock is filler as the pieces of a rewrite hold it, shared: pieces
-// are only ever read.
-var fillerBlock = []byte(filler)
+// fillerBlock returns the thinking block message mi gets when it must hold
+// thinking and holds none: unsigned, so that it carries nothing of another
+// backend, and its text the message's filler (see
+// messagesapi.AppendFiller), never the same for two messages, since
+// identical fillers degrade the answers of the backends that read them.
+// The signature member is there, empty, because Anthropic-style servers
+// require the field. It is written into the rewrite's memory.
+func (r *Request) fillerBlock(rw *rewrite, mi int) []byte {
+	start := len(rw.bytes)
+	rw.scratch = messagesapi.AppendFiller(rw.scratch[:0], jsonscan.Value(r.msg(mi).content.Of(r.body)))
+	rw.bytes = append(rw.bytes, `{"type":"thinking","thinking":`...)
+	rw.bytes = jsonstr.Quote(rw.bytes, rw.scratch)
+	rw.bytes = append(rw.bytes, `,"signature":""}`...)
+	return rw.bytes[start:len(rw.bytes):len(rw.bytes)]
+}
 
 // WantThinkingBack makes the next Rewrite (or RewriteCautiously) give each
 // assistant message that tb names a thinking block at its front when,
 // after the actions, it holds none, while the request turns thinking on.
-// The block is empty and unsigned, unless the action of one of the
-// message's thinking blocks converted it to text (ConvertToText,
-// ConvertToTags): that text then goes as the unsigned thinking block in
-// place of the text. A final assistant message (a prefill) is left alone.
+// The block is unsigned and holds the message's filler (see fillerBlock),
+// unless the action of one of the message's thinking blocks converted it
+// to text (ConvertToText, ConvertToTags): that text then goes as the
+// unsigned thinking block in place of the text. A final assistant message (a prefill) is left alone.
 // Result.Backfilled counts the messages.
 func (r *Request) WantThinkingBack(tb ThinkingBack) { r.thinkingBack = tb }
 
@@ -242,11 +250,11 @@ func (r *Request) holdsThinking(rw *rewrite, mi int) bool {
 
 // withThinking returns the plan of message mi with a thinking block in
 // front: the first of its blocks converted to text, as unsigned thinking,
-// or the filler. A message whose content is a string gets it as a text
+// or its filler. A message whose content is a string gets it as a text
 // block after.
 func (r *Request) withThinking(rw *rewrite, mi int) []piece {
 	pl := rw.plans[mi]
-	front := piece{typ: thinkingPart, raw: fillerBlock, block: -1, filled: true}
+	front := piece{typ: thinkingPart, raw: r.fillerBlock(rw, mi), block: -1, filled: true}
 	at := slices.IndexFunc(pl, func(p piece) bool { return p.converted && p.typ == textPart })
 	if at >= 0 {
 		lit := r.thinkingLiteral(mi, pl[at].block)

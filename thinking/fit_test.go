@@ -84,8 +84,12 @@ func TestRetypeWithoutDisplay(t *testing.T) {
 	})
 }
 
+// filled is the unsigned thinking block a message gets whose filler is
+// what (see messagesapi.AppendFiller).
+func filled(what string) string { return th("Step without its reasoning: "+what, "") }
+
 func TestWantThinkingBack(t *testing.T) {
-	const fill = filler
+	fill := filled("called Bash {} (t1).")
 	backing := func(tb ThinkingBack) func(*Request, []Action) ([]byte, Result, error) {
 		return func(r *Request, a []Action) ([]byte, Result, error) {
 			r.WantThinkingBack(tb)
@@ -133,14 +137,14 @@ func TestWantThinkingBack(t *testing.T) {
 		in: obj(model, messages(user("a"), assistant(th("", "anthropic"), text("x")), user("b"),
 			`{"role":"assistant","content":"plain"}`, user("c")), enabled),
 		actions: []Action{Strip},
-		want: obj(model, messages(user("a"), assistant(fill, text("x")), user("b"),
-			`{"role":"assistant","content":[`+fill+`,{"type":"text","text":"plain"}]}`, user("c")), enabled),
+		want: obj(model, messages(user("a"), assistant(filled(`answered "x".`), text("x")), user("b"),
+			`{"role":"assistant","content":[`+filled(`answered "plain".`)+`,{"type":"text","text":"plain"}]}`, user("c")), enabled),
 		res: Result{Stripped: 1, Backfilled: 2},
 	}, {
 		name:    "a message left with thinking alone ends in the placeholder",
 		in:      obj(model, messages(user("a"), assistant(th("", "anthropic")), user("b")), enabled),
 		actions: []Action{Strip},
-		want:    obj(model, messages(user("a"), assistant(fill, placeholder), user("b")), enabled),
+		want:    obj(model, messages(user("a"), assistant(filled("no call, no text."), placeholder), user("b")), enabled),
 		res:     Result{Stripped: 1, Backfilled: 1},
 	}}, backing(ThinkingBackEverywhere))
 }
@@ -158,7 +162,7 @@ func TestWantThinkingBackConverted(t *testing.T) {
 		name:    "no text to convert: the filler",
 		in:      obj(model, messages(user("do"), assistant(th("", "anthropic"), toolUse("t1")), toolResult("t1")), enabled),
 		actions: []Action{ConvertToText},
-		want:    obj(model, messages(user("do"), assistant(filler, toolUse("t1")), toolResult("t1")), enabled),
+		want:    obj(model, messages(user("do"), assistant(filled("called Bash {} (t1)."), toolUse("t1")), toolResult("t1")), enabled),
 		res:     Result{Stripped: 1, Backfilled: 1},
 	}}, func(r *Request, a []Action) ([]byte, Result, error) {
 		r.WantThinkingBack(ThinkingBackOnToolCalls)
@@ -182,7 +186,7 @@ func TestWantThinkingBackCautiously(t *testing.T) {
 		in: obj(model, messages(user("do"), assistant(th("", "anthropic"), toolUse("t1")), toolResult("t1"),
 			assistant(th("", "kimi"), text("done")), user("more")), enabled),
 		actions: []Action{Strip, Keep},
-		want: obj(model, messages(user("do"), assistant(filler, toolUse("t1")), toolResult("t1"),
+		want: obj(model, messages(user("do"), assistant(filled("called Bash {} (t1)."), toolUse("t1")), toolResult("t1"),
 			assistant(th("", "kimi"), text("done")), user("more")), enabled),
 		res: Result{Kept: 1, Stripped: 1, Backfilled: 1},
 	}}, func(r *Request, a []Action) ([]byte, Result, error) {

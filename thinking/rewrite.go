@@ -231,7 +231,8 @@ type rewrite struct {
 	plans    [][]piece // per message, the content it gets when touched
 	touched  []bool
 	arena    []piece // where plans are cut from
-	bytes    []byte  // where normalized reasoning parts are written
+	bytes    []byte  // where normalized reasoning parts and fillers are written
+	scratch  []byte  // a filler's text, before it is quoted
 	reorder  int     // a message to start with thinking (see reorderAt), or -1
 	edits    []edit
 	res      Result
@@ -248,7 +249,7 @@ func (rw *rewrite) recycled() rewrite {
 	clear(rw.plans)
 	clear(rw.arena)
 	clear(rw.edits)
-	return rewrite{plans: rw.plans[:0], touched: rw.touched[:0], arena: rw.arena[:0], edits: rw.edits[:0], bytes: rw.bytes[:0]}
+	return rewrite{plans: rw.plans[:0], touched: rw.touched[:0], arena: rw.arena[:0], edits: rw.edits[:0], bytes: rw.bytes[:0], scratch: rw.scratch[:0]}
 }
 
 // normalized writes the API's shape of the reasoning part p (see
@@ -275,6 +276,7 @@ func (r *Request) plan(actions []Action) *rewrite {
 		arena:   rw.arena[:0],
 		edits:   rw.edits[:0],
 		bytes:   rw.bytes[:0],
+		scratch: rw.scratch[:0],
 		reorder: r.reorderAt(),
 	}
 	clear(rw.plans)
