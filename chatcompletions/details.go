@@ -16,7 +16,7 @@ import (
 // they came on; Gemini 3 refuses a tool call without the encrypted part
 // that carries its signature. With Reasoning ReasoningDetails and a
 // Signer, every part an answer gives rides in the envelope of the thinking
-// block they came with (provider DetailsProvider, place envelope.This),
+// block they came with (provider DetailsProvider, place envelope.OnBlock),
 // and goes back as it came to the upstream that sealed it, and to no other.
 //
 // The block's text is the text of the parts that hold one (a reasoning.text's
@@ -216,7 +216,7 @@ func (d *details) appendPayload(dst []byte) []byte {
 // carrying the parts.
 func (d *details) seal(s envelope.Signer, sum [32]byte, scratch []byte) (string, []byte) {
 	scratch = d.appendPayload(scratch[:0])
-	return s.Seal(envelope.This, sum, scratch), scratch
+	return s.Seal(envelope.OnBlock, sum, scratch), scratch
 }
 
 // maxSegments bounds the segments of a payload a request's translation

@@ -122,7 +122,7 @@ func (d *detailsWriter) parts(b, sigLit jsonscan.Value) {
 	}
 	place, payload, ok := w.opts.Details.Open(sha256.Sum256(text), sig)
 	p := &e.payload
-	if !ok || place != envelope.This || !p.parse(payload, len(text)) {
+	if !ok || place != envelope.OnBlock || !p.parse(payload, len(text)) {
 		return
 	}
 	k := 0

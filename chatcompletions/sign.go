@@ -22,5 +22,5 @@ const signDomain = "llm_thinking/chat_completions/v1\x00"
 // llm_thinking, which registers each block for the backend it routed the
 // request to, never mistakes one server's block for another's.
 func DefaultSign(identity string) Sign {
-	return block.MACSigner(block.ReasoningPrefix, signDomain, identity)
+	return block.Tagger(block.ReasoningPrefix, signDomain, identity)
 }

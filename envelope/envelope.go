@@ -28,11 +28,11 @@ import (
 type Place byte
 
 const (
-	// This: the part the block itself came from (a thought).
-	This Place = 't'
-	// Next: the part the next block came from (a function call, a text),
-	// or, with none, an empty part of its own.
-	Next Place = 'n'
+	// OnBlock: the part the block itself came from (a thought).
+	OnBlock Place = 't'
+	// OnFollowing: the part the next block came from (a function call, a
+	// text), or, with none, an empty part of its own.
+	OnFollowing Place = 'n'
 )
 
 // Key is the gateway's secret that envelopes are sealed with.
@@ -46,8 +46,8 @@ type Envelope struct {
 	Upstream string
 	// Place says where the payload goes back.
 	Place Place
-	// Text is the SHA-256 of the thinking block's text.
-	Text [sha256.Size]byte
+	// TextSum is the SHA-256 of the thinking block's text.
+	TextSum [sha256.Size]byte
 	// Payload is the provider's token as it gave it; "" for none.
 	Payload string
 }
@@ -79,11 +79,11 @@ func Seal(key *Key, e Envelope) string {
 }
 
 // Open reads the signature sig of a thinking block whose text has the
-// SHA-256 text: it returns the place and payload of the envelope when sig
+// SHA-256 textSum: it returns the place and payload of the envelope when sig
 // is one of provider's, sealed with key for upstream over that text, and
 // false for anything else (another provider's block, a forged or moved
 // one, another upstream's).
-func Open(key *Key, provider, upstream string, text [sha256.Size]byte, sig []byte) (Place, []byte, bool) {
+func Open(key *Key, provider, upstream string, textSum [sha256.Size]byte, sig []byte) (Place, []byte, bool) {
 	rest, ok := bytes.CutPrefix(sig, []byte(Prefix(provider)))
 	macLen := base64.RawURLEncoding.EncodedLen(macBytes)
 	if !ok || len(rest) < 2+macLen || rest[1+macLen] != '.' {
@@ -91,7 +91,7 @@ func Open(key *Key, provider, upstream string, text [sha256.Size]byte, sig []byt
 	}
 	place := Place(rest[0])
 	switch place {
-	case This, Next:
+	case OnBlock, OnFollowing:
 	default:
 		return 0, nil, false
 	}
@@ -100,7 +100,7 @@ func Open(key *Key, provider, upstream string, text [sha256.Size]byte, sig []byt
 		return 0, nil, false
 	}
 	payload := rest[2+macLen:]
-	e := Envelope{Provider: provider, Upstream: upstream, Place: place, Text: text, Payload: string(payload)}
+	e := Envelope{Provider: provider, Upstream: upstream, Place: place, TextSum: textSum, Payload: string(payload)}
 	want := e.mac(key)
 	if !hmac.Equal(got[:], want[:macBytes]) {
 		return 0, nil, false
@@ -119,7 +119,7 @@ func (e Envelope) mac(key *Key) [sha256.Size]byte {
 	m.Write([]byte{0})
 	m.Write([]byte(e.Upstream))
 	m.Write([]byte{0, byte(e.Place)})
-	m.Write(e.Text[:])
+	m.Write(e.TextSum[:])
 	m.Write([]byte(e.Payload))
 	var sum [sha256.Size]byte
 	m.Sum(sum[:0])
@@ -138,16 +138,16 @@ type Signer struct {
 	Upstream string
 }
 
-// Seal returns the signature of a block whose text has the SHA-256 text,
-// carrying payload back to place.
-func (s Signer) Seal(place Place, text [sha256.Size]byte, payload []byte) string {
-	return Seal(s.Key, Envelope{Provider: s.Provider, Upstream: s.Upstream, Place: place, Text: text, Payload: string(payload)})
+// Seal returns the signature of a block whose text has the SHA-256
+// textSum, carrying payload back to place.
+func (s Signer) Seal(place Place, textSum [sha256.Size]byte, payload []byte) string {
+	return Seal(s.Key, Envelope{Provider: s.Provider, Upstream: s.Upstream, Place: place, TextSum: textSum, Payload: string(payload)})
 }
 
 // Open returns the place and payload of sig when it is an envelope this
-// Signer sealed over a block whose text has the SHA-256 text.
-func (s Signer) Open(text [sha256.Size]byte, sig []byte) (Place, []byte, bool) {
-	return Open(s.Key, s.Provider, s.Upstream, text, sig)
+// Signer sealed over a block whose text has the SHA-256 textSum.
+func (s Signer) Open(textSum [sha256.Size]byte, sig []byte) (Place, []byte, bool) {
+	return Open(s.Key, s.Provider, s.Upstream, textSum, sig)
 }
 
 // Mine reports whether sig is an envelope of the Signer's provider, sealed

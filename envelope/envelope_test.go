@@ -9,7 +9,7 @@ import (
 func TestSealOpens(t *testing.T) {
 	key := &Key{1, 2, 3}
 	text := sha256.Sum256([]byte("a thought"))
-	e := Envelope{Provider: "gemini", Upstream: "generativelanguage.googleapis.com:443", Place: Next, Text: text, Payload: "EpEgCo4g+/=="}
+	e := Envelope{Provider: "gemini", Upstream: "generativelanguage.googleapis.com:443", Place: OnFollowing, TextSum: text, Payload: "EpEgCo4g+/=="}
 	sig := Seal(key, e)
 	if !strings.HasPrefix(sig, "llmthinking.v1.reasoning.gemini.n") || !strings.HasSuffix(sig, ".EpEgCo4g+/==") {
 		t.Fatalf("sig %q", sig)
@@ -18,7 +18,7 @@ func TestSealOpens(t *testing.T) {
 		t.Fatal("sealing is not deterministic")
 	}
 	place, payload, ok := Open(key, "gemini", e.Upstream, text, []byte(sig))
-	if !ok || place != Next || string(payload) != e.Payload {
+	if !ok || place != OnFollowing || string(payload) != e.Payload {
 		t.Fatalf("Open = %c %q %v", place, payload, ok)
 	}
 	// Nothing else opens: another key, upstream, text, provider, place,
@@ -53,11 +53,11 @@ func TestSealOpens(t *testing.T) {
 func FuzzOpen(f *testing.F) {
 	key := &Key{7}
 	text := sha256.Sum256(nil)
-	f.Add([]byte(Seal(key, Envelope{Provider: "gemini", Upstream: "u", Place: This, Text: text, Payload: "x"})))
+	f.Add([]byte(Seal(key, Envelope{Provider: "gemini", Upstream: "u", Place: OnBlock, TextSum: text, Payload: "x"})))
 	f.Add([]byte("llmthinking.v1.reasoning.gemini.n"))
 	f.Fuzz(func(t *testing.T, sig []byte) {
 		place, payload, ok := Open(key, "gemini", "u", text, sig)
-		if ok && Seal(key, Envelope{Provider: "gemini", Upstream: "u", Place: place, Text: text, Payload: string(payload)}) != string(sig) {
+		if ok && Seal(key, Envelope{Provider: "gemini", Upstream: "u", Place: place, TextSum: text, Payload: string(payload)}) != string(sig) {
 			t.Fatalf("opened %q, which Seal does not give", sig)
 		}
 	})

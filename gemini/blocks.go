@@ -40,9 +40,9 @@ type sink interface {
 // part by part as they come, streamed or not, so that both give the same
 // blocks (and so the same block keys): consecutive thought parts make one
 // thinking block, consecutive text parts one text block; a signature on a
-// thought ends its block with it (envelope.This), one on a function call
+// thought ends its block with it (envelope.OnBlock), one on a function call
 // or on the first part of a text rides in an empty thinking block just
-// before it (envelope.Next).
+// before it (envelope.OnFollowing).
 type blocks struct {
 	opts  AnswerOptions
 	out   sink
@@ -69,7 +69,7 @@ func (b *blocks) part(p *partFields) {
 	if fc.Kind() == jsonscan.Object {
 		b.closeOpen()
 		if signed {
-			b.signatureBlock(envelope.Next, sig)
+			b.signatureBlock(envelope.OnFollowing, sig)
 		}
 		b.call(fc)
 		return
@@ -99,7 +99,7 @@ func (b *blocks) part(p *partFields) {
 		// which shows a message's last block, and Gemini does not check
 		// these.
 		b.closeOpen()
-		b.signatureBlock(envelope.Next, sig)
+		b.signatureBlock(envelope.OnFollowing, sig)
 		if !hasText {
 			return
 		}
@@ -155,7 +155,7 @@ func (b *blocks) closeOpen() {
 	case thinkingBlock:
 		var sum [sha256.Size]byte
 		b.think.Sum(sum[:0])
-		b.out.close(thinkingBlock, b.opts.Signer.Seal(envelope.This, sum, b.sig))
+		b.out.close(thinkingBlock, b.opts.Signer.Seal(envelope.OnBlock, sum, b.sig))
 	default:
 		b.out.close(b.open, "")
 	}

@@ -106,7 +106,7 @@ func TestStreamAndJSONGiveTheSameBlocks(t *testing.T) {
 	// The signature rides before its call, and opens to it.
 	sig := a.Content[2]["signature"].(string)
 	place, payload, ok := envelope.Open(testSigner.Key, Provider, testSigner.Upstream, sha256.Sum256(nil), []byte(sig))
-	if !ok || place != envelope.Next || string(payload) != "EpEg+/==" {
+	if !ok || place != envelope.OnFollowing || string(payload) != "EpEg+/==" {
 		t.Fatalf("the call's envelope: %q %c %q %v", sig, place, payload, ok)
 	}
 	if !strings.HasPrefix(string(whole), `{"id":"msg_r1",`) {

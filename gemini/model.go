@@ -109,14 +109,14 @@ func (m *modelWriter) thinking(b jsonscan.Value) {
 		return
 	}
 	switch place {
-	case envelope.This:
+	case envelope.OnBlock:
 		m.start()
 		w.Raw(`{"text":`)
 		w.Str(text)
 		w.Raw(`,"thought":true`)
 		m.signature(payload)
 		m.end()
-	case envelope.Next:
+	case envelope.OnFollowing:
 		m.sig = append(m.sig[:0], payload...)
 		m.next = m.sig
 	}

@@ -129,7 +129,7 @@ func (a *assistantWriter) reasoning(b jsonscan.Value) {
 	}
 	place, payload, ok := w.opts.Signer.Open(sha256.Sum256(text), sig)
 	it := &w.item
-	if !ok || place != envelope.This || !it.parse(payload) || (len(it.encrypted) == 0 && !it.content) ||
+	if !ok || place != envelope.OnBlock || !it.parse(payload) || (len(it.encrypted) == 0 && !it.content) ||
 		!it.split(text, func([]byte) {}) {
 		return
 	}

@@ -358,7 +358,7 @@ func (s *Stream) seal() string {
 	r := &s.reasoning
 	r.id, r.encrypted = s.id, s.encrypted
 	s.payload = r.appendPayload(s.payload[:0])
-	return s.opts.Signer.Seal(envelope.This, sum, s.payload)
+	return s.opts.Signer.Seal(envelope.OnBlock, sum, s.payload)
 }
 
 // appendValue appends the value of a string literal; nothing for another

@@ -26,5 +26,5 @@ const signDomain = "llm_thinking/think_tags/v1\x00"
 // text digest. Equal thinking from two backends so gets two keys, and the
 // registry never mistakes one backend's block for another's.
 func DefaultSign(backend string) Sign {
-	return block.MACSigner(SignaturePrefix, signDomain, backend)
+	return block.Tagger(SignaturePrefix, signDomain, backend)
 }
