@@ -140,8 +140,8 @@ func (t *Gemini) Validate() error {
 // RoundTrip translates a Messages request, sends it and translates the
 // answer; any other request goes as the http transport sends it.
 func (t *Gemini) RoundTrip(req *http.Request) (*http.Response, error) {
-	x := translator{memory: &t.memory, maxResponseSize: t.MaxResponseSize, logger: t.logger, next: &t.HTTPTransport}
-	return x.serve(req, "transport gemini", func(prefix string) dialect { return &geminiRound{t: t, prefix: prefix} })
+	trip := translatedTrip{memory: &t.memory, maxResponseSize: t.MaxResponseSize, logger: t.logger, next: &t.HTTPTransport}
+	return trip.serve(req, "transport gemini", func(prefix string) dialect { return &geminiRound{t: t, prefix: prefix} })
 }
 
 // geminiRound is one Messages request through transport gemini.

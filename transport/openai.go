@@ -166,8 +166,8 @@ func (t *OpenAI) Validate() error {
 // RoundTrip translates a Messages request, sends it and translates the
 // answer; any other request goes as the http transport sends it.
 func (t *OpenAI) RoundTrip(req *http.Request) (*http.Response, error) {
-	x := translator{memory: &t.memory, maxResponseSize: t.MaxResponseSize, logger: t.logger, next: &t.HTTPTransport}
-	return x.serve(req, "transport openai", func(prefix string) dialect { return &chatRound{t: t, prefix: prefix} })
+	trip := translatedTrip{memory: &t.memory, maxResponseSize: t.MaxResponseSize, logger: t.logger, next: &t.HTTPTransport}
+	return trip.serve(req, "transport openai", func(prefix string) dialect { return &chatRound{t: t, prefix: prefix} })
 }
 
 // chatRound is one Messages request through transport openai.

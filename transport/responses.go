@@ -128,8 +128,8 @@ func (t *Responses) Validate() error {
 // RoundTrip translates a Messages request, sends it and translates the
 // answer; any other request goes as the http transport sends it.
 func (t *Responses) RoundTrip(req *http.Request) (*http.Response, error) {
-	x := translator{memory: &t.memory, maxResponseSize: t.MaxResponseSize, logger: t.logger, next: &t.HTTPTransport}
-	return x.serve(req, "transport responses", func(prefix string) dialect { return &responsesRound{t: t, prefix: prefix} })
+	trip := translatedTrip{memory: &t.memory, maxResponseSize: t.MaxResponseSize, logger: t.logger, next: &t.HTTPTransport}
+	return trip.serve(req, "transport responses", func(prefix string) dialect { return &responsesRound{t: t, prefix: prefix} })
 }
 
 // responsesRound is one Messages request through transport responses.

@@ -58,8 +58,9 @@ type retrying interface {
 	retries() bool
 }
 
-// translator is the round trip of a Messages request through a dialect.
-type translator struct {
+// translatedTrip is the round trip of a Messages request through a dialect:
+// the request translated, sent, and its answer translated back.
+type translatedTrip struct {
 	memory          *memory
 	maxResponseSize int64
 	logger          *zap.Logger
@@ -70,13 +71,13 @@ type translator struct {
 // (given the path before /v1/messages), guarded so that a panic of the
 // translation (a bug) is the request's error, not the process's; any other
 // request as next sends it. name names the transport in the log.
-func (x translator) serve(req *http.Request, name string, round func(prefix string) dialect) (resp *http.Response, err error) {
+func (trip translatedTrip) serve(req *http.Request, name string, round func(prefix string) dialect) (resp *http.Response, err error) {
 	ep, prefix := messagesapi.EndpointOf(req)
 	if ep == messagesapi.Other {
-		return x.next.RoundTrip(req)
+		return trip.next.RoundTrip(req)
 	}
-	defer guard.Recover(x.logger, name, "", failed(&err))
-	return x.roundTrip(req, ep, round(prefix))
+	defer guard.Recover(trip.logger, name, "", failed(&err))
+	return trip.roundTrip(req, ep, round(prefix))
 }
 
 // roundTrip answers a Messages request (ep) through d: count_tokens with
@@ -84,8 +85,8 @@ func (x translator) serve(req *http.Request, name string, round func(prefix stri
 // The body is the one llm_thinking holds, borrowed, or read into the
 // budget; the translation is written into the budget as it grows, let go
 // once the upstream answered.
-func (x translator) roundTrip(req *http.Request, ep messagesapi.Endpoint, d dialect) (*http.Response, error) {
-	tk, held, refused, err := x.memory.request(req)
+func (trip translatedTrip) roundTrip(req *http.Request, ep messagesapi.Endpoint, d dialect) (*http.Response, error) {
+	tk, held, refused, err := trip.memory.request(req)
 	if held == nil {
 		return refused, err
 	}
@@ -102,13 +103,13 @@ func (x translator) roundTrip(req *http.Request, ep messagesapi.Endpoint, d dial
 	}
 	mem, err := newTranslation(tk)
 	if err != nil {
-		return x.memory.refusal(req, tk, err), nil
+		return trip.memory.refusal(req, tk, err), nil
 	}
 	defer mem.body.Close()
 	translated, err := d.translate(req, held.Bytes(), mem.body.Extend, mem.hold)
 	if err != nil {
 		mem.release()
-		if resp := x.memory.refusal(req, tk, err); resp != nil {
+		if resp := trip.memory.refusal(req, tk, err); resp != nil {
 			return resp, nil
 		}
 		return localResponse(req, http.StatusBadRequest, messagesapi.AppendError(nil, "invalid_request_error", err.Error())), nil
@@ -119,7 +120,7 @@ func (x translator) roundTrip(req *http.Request, ep messagesapi.Endpoint, d dial
 	d.prepare(out)
 	r, ok := d.(retrying)
 	retries := ok && r.retries()
-	resp, err := x.next.RoundTrip(out)
+	resp, err := trip.next.RoundTrip(out)
 	if !retries {
 		// The upstream answered: what is left of the translation is the
 		// http transport's reader, which it closes once done writing, and
@@ -130,9 +131,9 @@ func (x translator) roundTrip(req *http.Request, ep messagesapi.Endpoint, d dial
 	if err != nil {
 		return nil, err
 	}
-	resp, err = x.answer(resp, tk, d)
+	resp, err = trip.answer(resp, tk, d)
 	if retries {
-		resp, err = x.again(req, out, resp, err, tk, d)
+		resp, err = trip.again(req, out, resp, err, tk, d)
 	}
 	return resp, err
 }
@@ -141,22 +142,22 @@ func (x translator) roundTrip(req *http.Request, ep messagesapi.Endpoint, d dial
 // failed to produce (see emptyAnswer), before the client's first byte;
 // when that one is too, it answers noAnswerResponse. Any other answer is
 // returned as it is.
-func (x translator) again(req, out *http.Request, resp *http.Response, err error, tk *budget.Ticket, d dialect) (*http.Response, error) {
+func (trip translatedTrip) again(req, out *http.Request, resp *http.Response, err error, tk *budget.Ticket, d dialect) (*http.Response, error) {
 	var empty emptyAnswer
 	if !errors.As(err, &empty) {
 		return resp, err
 	}
-	x.logger.Info("thinking.upstream_no_answer", zap.String("why", empty.Error()), zap.Bool("retried", true))
+	trip.logger.Info("thinking.upstream_no_answer", zap.String("why", empty.Error()), zap.Bool("retried", true))
 	retry := out.Clone(out.Context())
 	retry.Body, _ = out.GetBody()
-	resp, err = x.next.RoundTrip(retry)
+	resp, err = trip.next.RoundTrip(retry)
 	if err == nil {
-		resp, err = x.answer(resp, tk, d)
+		resp, err = trip.answer(resp, tk, d)
 	}
 	if !errors.As(err, &empty) {
 		return resp, err
 	}
-	x.logger.Warn("thinking.upstream_no_answer", zap.String("why", empty.Error()), zap.Bool("retried", false))
+	trip.logger.Warn("thinking.upstream_no_answer", zap.String("why", empty.Error()), zap.Bool("retried", false))
 	return noAnswerResponse(req, empty), nil
 }
 
@@ -188,7 +189,7 @@ func messagesRequest(body []byte) bool {
 // answer gives resp the Messages answer of the upstream's: its error's
 // envelope, its stream translated as it comes, or its JSON answer
 // translated whole, held in the budget.
-func (x translator) answer(resp *http.Response, tk *budget.Ticket, d dialect) (*http.Response, error) {
+func (trip translatedTrip) answer(resp *http.Response, tk *budget.Ticket, d dialect) (*http.Response, error) {
 	body, err := decoded(resp)
 	if err != nil {
 		return nil, err
@@ -200,7 +201,7 @@ func (x translator) answer(resp *http.Response, tk *budget.Ticket, d dialect) (*
 	}
 	if s := d.stream(resp); s != nil {
 		r := messagesapi.NewReader(body, s)
-		stream := &guardedBody{ReadCloser: readCloser{r, body}, logger: x.logger}
+		stream := &guardedBody{ReadCloser: readCloser{r, body}, logger: trip.logger}
 		if n, ok := s.(noAnswerStream); ok {
 			// The first event says whether the model failed to produce an
 			// answer: nothing reaches the client before it is read.
@@ -213,5 +214,5 @@ func (x translator) answer(resp *http.Response, tk *budget.Ticket, d dialect) (*
 		streamBody(resp, stream)
 		return resp, nil
 	}
-	return x.memory.heldAnswer(resp, body, tk, x.maxResponseSize, d.answer)
+	return trip.memory.heldAnswer(resp, body, tk, trip.maxResponseSize, d.answer)
 }
