@@ -1,6 +1,8 @@
 package llmthinking
 
 import (
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+
 	"errors"
 	"io"
 	"net/http"
@@ -310,7 +312,7 @@ func (o *observer) registerBody(body []byte) {
 
 // register records the backend as the producer of each finished block,
 // and reports the conversation's first answer under another model name.
-func (o *observer) register(blocks []streaming.Block) {
+func (o *observer) register(blocks []block.Observed) {
 	if o.backend == "" {
 		return
 	}

@@ -2,11 +2,12 @@ package chatcompletions
 
 import (
 	"bytes"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"io"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
 // BenchmarkTranslateStreamTextChunk is the cost of one text chunk of a

@@ -3,9 +3,10 @@ package chatcompletions
 import (
 	"errors"
 	"fmt"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/toolcall"
 	"strings"
 	"testing"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/toolcall"
 )
 
 // TestResultsAnswerTheirCallsInAnyOrder: a result answers the first call

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"strings"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
 // assembled is a Messages stream as a client assembles it.

@@ -2,11 +2,12 @@ package chatcompletions
 
 import (
 	"bytes"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"io"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/eventstream"
 )

@@ -6,7 +6,6 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/streaming"
 )
 
 // TestCapabilityRefusals matches each refusal the policy learns from, as
@@ -134,7 +133,7 @@ func TestARefusalOfThinkingIsLearnedOnce(t *testing.T) {
 		t.Fatalf("another model: %+v", other.Result)
 	}
 	// An answer with thinking from that model reverses it.
-	if l := p.Register(next.Thread, "ollama", "llama3.2", []streaming.Block{{Kind: block.Thinking, Key: keyOf("o1")}}); l.Facts != registry.Thinks {
+	if l := p.Register(next.Thread, "ollama", "llama3.2", []block.Observed{{Kind: block.Thinking, Key: keyOf("o1")}}); l.Facts != registry.Thinks {
 		t.Fatalf("learned %+v from an answer with thinking", l)
 	}
 	if again := p.Plan(Request{Body: loopBody("llama3.2", "o1"), Header: session("s3"), Backend: "ollama"}); !again.ThinkingCapable || again.Result.Changed() {
@@ -157,7 +156,7 @@ func TestARefusedFieldIsLeftOutFromThenOn(t *testing.T) {
 	} {
 		p := newPolicy()
 		p.Plan(Request{Body: loopBody("qwen3"), Header: session("s1"), Backend: "vllm"})
-		p.Register(0, "vllm", "qwen3", []streaming.Block{{Kind: block.Thinking, Key: keyOf("a1")}})
+		p.Register(0, "vllm", "qwen3", []block.Observed{{Kind: block.Thinking, Key: keyOf("a1")}})
 		req := Request{Body: loopBody("qwen3", "a1"), Header: session("s1"), Backend: "vllm"}
 		first := p.Plan(req)
 		replay := p.Replay(req, Refusal{Backend: "vllm", Message: tc.msg, Sent: first.Body})

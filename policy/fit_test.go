@@ -7,7 +7,6 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/streaming"
 )
 
 // filler is the thinking block the first tool call message of loopBody
@@ -23,7 +22,7 @@ const filler = `{"type":"thinking","thinking":"Step without its reasoning: calle
 func TestThinkingBackIsLearnedFromTheRefusal(t *testing.T) {
 	p := newPolicy()
 	p.Plan(Request{Body: loopBody("kimi-k3"), Header: session("s1"), Backend: "anthropic"})
-	p.Register(0, "anthropic", "kimi-k3", []streaming.Block{{Kind: block.Thinking, Key: keyOf("a1")}})
+	p.Register(0, "anthropic", "kimi-k3", []block.Observed{{Kind: block.Thinking, Key: keyOf("a1")}})
 	req := Request{Body: loopBody("kimi-k3", "a1"), Header: session("s1"), Backend: "kimi"}
 	first := p.Plan(req)
 	if !first.Result.DroppedThinkingConfig {
@@ -35,7 +34,7 @@ func TestThinkingBackIsLearnedFromTheRefusal(t *testing.T) {
 	if replay.Learned.Facts != registry.ThinkingBackOnToolCalls {
 		t.Fatalf("learned %+v", replay.Learned)
 	}
-	p.Register(0, "kimi", "kimi-k3", []streaming.Block{{Kind: block.Thinking, Key: keyOf("k1")}})
+	p.Register(0, "kimi", "kimi-k3", []block.Observed{{Kind: block.Thinking, Key: keyOf("k1")}})
 	next := p.Plan(Request{Body: loopBody("kimi-k3", "a1", "k1"), Header: session("s1"), Backend: "kimi"})
 	for _, pl := range []Plan{replay, next} {
 		b := string(pl.Body)
@@ -85,7 +84,7 @@ func TestProfilesDeclareWhatIsNotLearnedYet(t *testing.T) {
 	}
 	p.Registry.Learn("anthropic", "claude-opus-4-8", registry.NoAdaptiveThinking)
 	p.Plan(Request{Body: loopBody("claude-opus-4-8"), Header: session("s1"), Backend: "anthropic"})
-	p.Register(0, "anthropic", "claude-opus-4-8", []streaming.Block{{Kind: block.Thinking, Key: keyOf("a1")}})
+	p.Register(0, "anthropic", "claude-opus-4-8", []block.Observed{{Kind: block.Thinking, Key: keyOf("a1")}})
 
 	kimi := p.Plan(Request{Body: loopBody("claude-opus-4-8", "a1"), Header: session("s1"), Backend: "kimi"})
 	if kimi.Result.Backfilled != 1 || kimi.Result.DroppedThinkingConfig || kimi.Result.Retyped != "" {
@@ -139,7 +138,7 @@ func (c *stableChat) body() []byte {
 func (c *stableChat) answer(p *Policy, backend string, tool bool) {
 	c.n++
 	sig := backend + "-" + string(rune('a'+c.n))
-	p.Register(0, backend, "claude-sonnet-4-5", []streaming.Block{{Kind: block.Thinking, Key: keyOf(sig)}})
+	p.Register(0, backend, "claude-sonnet-4-5", []block.Observed{{Kind: block.Thinking, Key: keyOf(sig)}})
 	id := "t" + string(rune('a'+c.n))
 	if tool {
 		c.msgs = append(c.msgs, `{"role":"assistant","content":[`+thinkingBlock(sig)+`,{"type":"tool_use","id":"`+id+`","name":"Bash","input":{}}]}`,

@@ -10,7 +10,6 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/streaming"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/threads"
 )
@@ -73,9 +72,9 @@ func session(id string) http.Header {
 func TestPlanKeepsOwnBlocksAndStripsForeignOnes(t *testing.T) {
 	p := newPolicy()
 	p.Plan(Request{Body: body(), Header: session("s1"), Backend: "glm"})
-	p.Register(0, "glm", "m", []streaming.Block{{Kind: block.Thinking, Key: keyOf("g1")}})
+	p.Register(0, "glm", "m", []block.Observed{{Kind: block.Thinking, Key: keyOf("g1")}})
 	p.Plan(Request{Body: body("g1"), Header: session("s1"), Backend: "anthropic"})
-	p.Register(0, "anthropic", "m", []streaming.Block{{Kind: block.Thinking, Key: keyOf("a1")}})
+	p.Register(0, "anthropic", "m", []block.Observed{{Kind: block.Thinking, Key: keyOf("a1")}})
 
 	// "new" is unknown, and the conversation has seen glm: it cannot be
 	// proven to be anthropic's.
@@ -140,7 +139,7 @@ func TestPlanPassesOtherBodiesThrough(t *testing.T) {
 		}
 	}
 	// A body that would need an edit but is not valid JSON goes as it came.
-	p.Register(0, "glm", "m", []streaming.Block{{Kind: block.Thinking, Key: keyOf("g1")}})
+	p.Register(0, "glm", "m", []block.Observed{{Kind: block.Thinking, Key: keyOf("g1")}})
 	in := []byte(strings.Replace(string(body("g1")), `"model":"m"`, `"max_tokens":01`, 1))
 	pl := p.Plan(Request{Body: in, Header: session("s1"), Backend: "anthropic"})
 	if string(pl.Body) != string(in) || !errors.Is(pl.Passthrough, thinking.ErrInvalidJSON) || len(pl.Decisions) != 1 {
@@ -166,7 +165,7 @@ func TestAModelThatCannotThinkGetsNoThinking(t *testing.T) {
 	p := newPolicy()
 	p.Models = Models{"claude-*", "qwen3*"}
 	p.Plan(Request{Body: body(), Header: session("s1"), Backend: "ollama"})
-	p.Register(0, "glm", "m", []streaming.Block{{Kind: block.Thinking, Key: keyOf("g1")}})
+	p.Register(0, "glm", "m", []block.Observed{{Kind: block.Thinking, Key: keyOf("g1")}})
 
 	// The body's model, "m", matches no pattern, and ollama never answered
 	// it with thinking: even a block of another backend goes.
@@ -198,7 +197,7 @@ func TestAModelThatAnswersWithThinkingCanThink(t *testing.T) {
 	if first.ThinkingCapable {
 		t.Fatal("an unlisted model was capable before any answer")
 	}
-	learned := p.Register(first.Thread, "ollama", "m", []streaming.Block{{Kind: block.Thinking, Key: keyOf("o1")}})
+	learned := p.Register(first.Thread, "ollama", "m", []block.Observed{{Kind: block.Thinking, Key: keyOf("o1")}})
 	if learned.Facts != registry.Thinks || learned.Backend != "ollama" || learned.Model != "m" {
 		t.Fatalf("learned %+v", learned)
 	}
@@ -207,7 +206,7 @@ func TestAModelThatAnswersWithThinkingCanThink(t *testing.T) {
 		t.Fatalf("the model's own block after it answered with thinking: capable %v, %+v", pl.ThinkingCapable, pl.Decisions)
 	}
 	// Learned for that backend only, and only once.
-	if p.Register(0, "ollama", "m", []streaming.Block{{Kind: block.Thinking, Key: keyOf("o2")}}).Facts != 0 {
+	if p.Register(0, "ollama", "m", []block.Observed{{Kind: block.Thinking, Key: keyOf("o2")}}).Facts != 0 {
 		t.Fatal("a fact learned twice")
 	}
 	if pl := p.Plan(Request{Body: body("o1"), Header: session("s2"), Backend: "vllm"}); pl.ThinkingCapable {
@@ -241,7 +240,7 @@ func TestSynthesizedBlocksGoOnlyToTheirProducer(t *testing.T) {
 			p := newPolicy()
 			p.SynthesizedAsTags = tt.asTags
 			if tt.origin != "" {
-				p.Register(0, tt.origin, "m", []streaming.Block{{Kind: block.Thinking, Key: key}})
+				p.Register(0, tt.origin, "m", []block.Observed{{Kind: block.Thinking, Key: key}})
 			}
 			pl := p.Plan(Request{Body: tagged, Header: session("s1"), Backend: tt.target})
 			defer pl.Release()
@@ -271,7 +270,7 @@ func TestReasoningBlocksGoBackAsThinking(t *testing.T) {
 	}{{"deepseek", thinking.Keep}, {"anthropic", thinking.Strip}} {
 		p := newPolicy()
 		p.SynthesizedAsTags = true
-		p.Register(0, "deepseek", "m", []streaming.Block{{Kind: block.Thinking, Key: key}})
+		p.Register(0, "deepseek", "m", []block.Observed{{Kind: block.Thinking, Key: key}})
 		pl := p.Plan(Request{Body: body, Header: session("s1"), Backend: tt.target})
 		if len(pl.Decisions) != 1 || pl.Decisions[0].Action != tt.action {
 			t.Errorf("to %s: decisions %+v, want %v", tt.target, pl.Decisions, tt.action)

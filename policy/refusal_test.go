@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/streaming"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
 )
 
@@ -93,7 +92,7 @@ func TestReplayAfterAKeyChangeRefusesEveryOldBlock(t *testing.T) {
 	p := newPolicy()
 	for _, sig := range []string{"a1", "a2"} {
 		p.Plan(Request{Body: body(), Header: session("s1"), Backend: "anthropic"})
-		p.Register(0, "anthropic", "m", []streaming.Block{{Kind: block.Thinking, Key: keyOf(sig)}})
+		p.Register(0, "anthropic", "m", []block.Observed{{Kind: block.Thinking, Key: keyOf(sig)}})
 	}
 	req := Request{Body: body("a1", "a2"), Header: session("s1"), Backend: "anthropic"}
 	first := p.Plan(req)
@@ -124,7 +123,7 @@ func TestReplayAfterABoundRefusalKeepsTheEarlierBlocks(t *testing.T) {
 	p := newPolicy()
 	for _, sig := range []string{"a1", "a2", "a3"} {
 		p.Plan(Request{Body: body(), Header: session("s1"), Backend: "anthropic"})
-		p.Register(0, "anthropic", "m", []streaming.Block{{Kind: block.Thinking, Key: keyOf(sig)}})
+		p.Register(0, "anthropic", "m", []block.Observed{{Kind: block.Thinking, Key: keyOf(sig)}})
 	}
 	req := Request{Body: body("a1", "a2", "a3"), Header: session("s1"), Backend: "anthropic"}
 	first := p.Plan(req)
@@ -145,7 +144,7 @@ func TestReplayAfterABoundRefusalKeepsTheEarlierBlocks(t *testing.T) {
 func TestReplayKeepsWhatIsProvenTheTargets(t *testing.T) {
 	p := newPolicy()
 	p.Plan(Request{Body: body(), Header: session("s1"), Backend: "anthropic"})
-	p.Register(0, "anthropic", "m", []streaming.Block{{Kind: block.Thinking, Key: keyOf("own")}})
+	p.Register(0, "anthropic", "m", []block.Observed{{Kind: block.Thinking, Key: keyOf("own")}})
 	// "stray" is unknown (say, from before a restart) and the conversation
 	// has known anthropic alone, so the plan keeps it; the upstream refuses.
 	req := Request{Body: body("own", "stray"), Header: session("s1"), Backend: "anthropic"}
@@ -166,7 +165,7 @@ func TestReplayKeepsWhatIsProvenTheTargets(t *testing.T) {
 
 func TestReplayWithoutANamedBackendKeepsNothing(t *testing.T) {
 	p := newPolicy()
-	p.Register(0, "10.0.0.1:443", "m", []streaming.Block{{Kind: block.Thinking, Key: keyOf("up1")}})
+	p.Register(0, "10.0.0.1:443", "m", []block.Observed{{Kind: block.Thinking, Key: keyOf("up1")}})
 	p.Registry.Served(hashedID("s1"), "10.0.0.1:443")
 	req := Request{Body: body("up1"), Header: session("s1")}
 	first := p.Plan(req)

@@ -1,15 +1,15 @@
 package policy
 
 import (
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/streaming"
 )
 
 // Register records backend as the producer of blocks, finished in a
 // response to a request of thread (see Plan.Thread) for model. A model
 // that answers with thinking can think: when that is news (the model is
 // not one of Models, or was refused thinking before), Register returns it.
-func (p *Policy) Register(thread registry.ThreadID, backend, model string, blocks []streaming.Block) Learned {
+func (p *Policy) Register(thread registry.ThreadID, backend, model string, blocks []block.Observed) Learned {
 	for _, b := range blocks {
 		p.Registry.Observe(thread, backend, b.Key)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/streaming"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/threads"
 )
@@ -58,7 +57,7 @@ func (c *chat) turn(t testing.TB, p *Policy, backend, sig string) Plan {
 		t.Fatal(pl.Passthrough)
 	}
 	k := keyOf(sig)
-	p.Register(pl.Thread, backend, "claude-sonnet-4-5", []streaming.Block{{Kind: block.Thinking, Key: k}})
+	p.Register(pl.Thread, backend, "claude-sonnet-4-5", []block.Observed{{Kind: block.Thinking, Key: k}})
 	c.wanted = append([]block.Key(nil), c.own[backend]...)
 	c.own[backend] = append(c.own[backend], k)
 	c.msgs = append(c.msgs, c.last, `{"role":"assistant","content":[`+thinkingBlock(sig)+

@@ -1,6 +1,8 @@
 package streaming
 
 import (
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+
 	"encoding/json"
 	"strings"
 	"testing"
@@ -41,7 +43,7 @@ func BenchmarkObserveSSE(b *testing.B) {
 	b.ReportAllocs()
 	blocks := 0
 	for b.Loop() {
-		s := NewSSE(func(bs []Block) { blocks = len(bs) })
+		s := NewSSE(func(bs []block.Observed) { blocks = len(bs) })
 		for _, w := range writes {
 			s.Write(w)
 		}
@@ -79,7 +81,7 @@ func BenchmarkObserveJSON(b *testing.B) {
 // one Write per event, with a thinking block finished before them. The
 // target is at most 30 ns and no allocation per event.
 func BenchmarkObserveSSEDelta(b *testing.B) {
-	s := NewSSE(func([]Block) {})
+	s := NewSSE(func([]block.Observed) {})
 	s.Write([]byte(messageStart + blockStart(0, startThinking) + signatureDelta(0, `"sig"`) + blockStop(0) + blockStart(1, startText)))
 	event := []byte(textDelta(1, `" the next few words of the answer,"`))
 	b.SetBytes(int64(len(event)))

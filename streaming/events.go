@@ -156,7 +156,7 @@ func (s *SSE) stop(b int) {
 	if o.kind == block.Thinking {
 		key = o.text.Thinking(o.sig)
 	}
-	s.finished = append(s.finished, Block{Kind: o.kind, Index: o.index, Key: key})
+	s.finished = append(s.finished, block.Observed{Kind: o.kind, Index: o.index, Key: key})
 	s.drop(b)
 }
 

@@ -1,6 +1,8 @@
 package streaming
 
 import (
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+
 	"strings"
 	"testing"
 
@@ -220,7 +222,7 @@ func TestSSEClose(t *testing.T) {
 	}
 
 	calls := 0
-	s := NewSSE(func([]Block) { calls++ })
+	s := NewSSE(func([]block.Observed) { calls++ })
 	s.Write(full)
 	s.Close(false)
 	s.Close(false)
@@ -298,7 +300,7 @@ func split(p []byte, n int) [][]byte {
 }
 
 func TestSSEDoesNotAllocatePerDelta(t *testing.T) {
-	s := NewSSE(func([]Block) { t.Fatal("complete ran") })
+	s := NewSSE(func([]block.Observed) { t.Fatal("complete ran") })
 	s.Write([]byte(messageStart + blockStart(0, startThinking) + blockStart(1, startText)))
 	var batch strings.Builder
 	for i := range 50 {

@@ -116,7 +116,7 @@ func referenceSSE(stream []byte) (result, bool) {
 
 type reference struct {
 	open     map[int]*refBlock
-	finished []Block
+	finished []block.Observed
 	done     bool
 	result   result
 }
@@ -244,7 +244,7 @@ func (r *reference) event(data string) {
 		if b.kind == block.Thinking {
 			key = thinkingKey(b.text, b.sig)
 		}
-		r.finished = append(r.finished, Block{Kind: b.kind, Index: index, Key: key})
+		r.finished = append(r.finished, block.Observed{Kind: b.kind, Index: index, Key: key})
 		delete(r.open, index)
 	case "message_stop":
 		r.done, r.result = true, reported(r.finished...)
@@ -294,7 +294,7 @@ func FuzzJSON(f *testing.F) {
 }
 
 // referenceJSON reads a message body with encoding/json.
-func referenceJSON(body []byte) ([]Block, error) {
+func referenceJSON(body []byte) ([]block.Observed, error) {
 	var msg map[string]json.RawMessage
 	if err := json.Unmarshal(body, &msg); err != nil {
 		return nil, err
@@ -308,7 +308,7 @@ func referenceJSON(body []byte) ([]Block, error) {
 	} else if err := json.Unmarshal(raw, &content); err != nil {
 		return nil, err
 	}
-	var blocks []Block
+	var blocks []block.Observed
 	for i, raw := range content {
 		b, ok := refObject(raw)
 		if !ok {

@@ -14,7 +14,7 @@ import (
 // which blocks.
 type result struct {
 	calls  int
-	blocks []Block
+	blocks []block.Observed
 }
 
 func (r result) equal(o result) bool {
@@ -31,7 +31,7 @@ func (r result) String() string {
 }
 
 // reported is the result of a response that reported blocks.
-func reported(blocks ...Block) result { return result{calls: 1, blocks: blocks} }
+func reported(blocks ...block.Observed) result { return result{calls: 1, blocks: blocks} }
 
 // nothing is the result of a response that reported nothing.
 var nothing = result{}
@@ -42,7 +42,7 @@ var nothing = result{}
 func observe(t testing.TB, abort bool, chunks ...[]byte) result {
 	t.Helper()
 	var r result
-	s := NewSSE(func(b []Block) {
+	s := NewSSE(func(b []block.Observed) {
 		r.calls++
 		r.blocks = b
 	})
@@ -84,12 +84,12 @@ func checkStream(t *testing.T, stream string, want result) {
 func head(p []byte) []byte { return p[:min(len(p), 20)] }
 func tail(p []byte) []byte { return p[max(0, len(p)-20):] }
 
-func thinking(index int, text, signature string) Block {
-	return Block{Kind: block.Thinking, Index: index, Key: thinkingKey(text, signature)}
+func thinking(index int, text, signature string) block.Observed {
+	return block.Observed{Kind: block.Thinking, Index: index, Key: thinkingKey(text, signature)}
 }
 
-func redacted(index int, data string) Block {
-	return Block{Kind: block.Redacted, Index: index, Key: redactedKey(data)}
+func redacted(index int, data string) block.Observed {
+	return block.Observed{Kind: block.Redacted, Index: index, Key: redactedKey(data)}
 }
 
 // thinkingKey is the key of a thinking block seen whole.

@@ -17,7 +17,7 @@ import (
 // with their keys, in content order, and the model the message names (""
 // for none). Blocks of other types are skipped. It fails when the body is
 // not valid JSON or is not a message object.
-func MessageBlocks(body []byte) ([]Block, string, error) {
+func MessageBlocks(body []byte) ([]block.Observed, string, error) {
 	if !jsonscan.Valid(body) {
 		return nil, "", errors.New("streaming: response body is not valid JSON")
 	}
@@ -59,8 +59,8 @@ func Decompressor(body []byte, contentEncoding string) (io.Reader, error) {
 
 // contentBlocks returns the thinking and redacted_thinking blocks of a
 // message's content array.
-func contentBlocks(content []byte) ([]Block, error) {
-	var blocks []Block
+func contentBlocks(content []byte) ([]block.Observed, error) {
+	var blocks []block.Observed
 	var h block.Hasher
 	var scratch []byte
 	elems := elements(content)
@@ -77,7 +77,7 @@ func contentBlocks(content []byte) ([]Block, error) {
 		if key, scratch, ok = h.Key(v, f, scratch); !ok {
 			return nil, fmt.Errorf("streaming: %s block at content index %d has a field that is not a string", f.Kind, index)
 		}
-		blocks = append(blocks, Block{Kind: f.Kind, Index: index, Key: key})
+		blocks = append(blocks, block.Observed{Kind: f.Kind, Index: index, Key: key})
 	}
 	if elems.Err() != nil {
 		return nil, errors.New("streaming: response content is not an array")

@@ -1,6 +1,8 @@
 package streaming
 
 import (
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+
 	"fmt"
 	"io"
 	"math"
@@ -46,7 +48,7 @@ func (j *JSON) Write(p []byte) (int, error) {
 // in content order. Blocks of other types are skipped. It fails when the
 // body overflowed, cannot be decompressed within limit bytes, is not valid
 // JSON or is not a message object.
-func (j *JSON) Blocks() ([]Block, error) {
+func (j *JSON) Blocks() ([]block.Observed, error) {
 	body, err := j.decoded()
 	if err != nil {
 		return nil, err

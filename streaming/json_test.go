@@ -1,6 +1,8 @@
 package streaming
 
 import (
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+
 	"bytes"
 	"compress/gzip"
 	"runtime"
@@ -13,10 +15,10 @@ import (
 // by hand.
 var messageFixture = struct {
 	file string
-	want []Block
+	want []block.Observed
 }{
 	file: "testdata/message.json",
-	want: []Block{
+	want: []block.Observed{
 		thinking(0, "The user wants the file list.\nRun \"ls\" <first> 😀.", "EqQBCkYIBxgCKkCvJ9mF3z5Lq0pFvX1rZc8wT2nYb4HsK7dVeA6gMuR0iJx/NyQ5tB1oC3lW8pE9fD2hG4kS6jU7aV0zX+9mQ=="),
 		redacted(2, "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4"),
 	},
@@ -37,7 +39,7 @@ func gzipped(t testing.TB, p []byte) []byte {
 
 // observeJSON writes body to a new JSON observer in chunks of n bytes (all at
 // once when n is 0) and returns its blocks.
-func observeJSON(t testing.TB, limit int64, encoding string, body []byte, n int) ([]Block, error) {
+func observeJSON(t testing.TB, limit int64, encoding string, body []byte, n int) ([]block.Observed, error) {
 	t.Helper()
 	j := NewJSON(limit, encoding)
 	chunks := [][]byte{body}
@@ -60,7 +62,7 @@ func TestJSONBlocks(t *testing.T) {
 		name     string
 		encoding string
 		body     []byte
-		want     []Block
+		want     []block.Observed
 	}{
 		{"plain", "", msg, messageFixture.want},
 		{"identity", "identity", msg, messageFixture.want},
@@ -72,19 +74,19 @@ func TestJSONBlocks(t *testing.T) {
 			"unknown blocks and non-objects are skipped but counted",
 			"",
 			[]byte(`{"content":[1,{"type":"future"},"x",{"type":"thinking","thinking":"t","signature":null}],"type":"message"}`),
-			[]Block{thinking(3, "t", "")},
+			[]block.Observed{thinking(3, "t", "")},
 		},
 		{
 			"escaped keys and duplicates (the last wins)",
 			"",
 			[]byte(`{"type":"error","t\u0079pe":"message","content":[{"type":"redacted_thinking","data":"old","d\u0061ta":"new"}]}`),
-			[]Block{redacted(0, "new")},
+			[]block.Observed{redacted(0, "new")},
 		},
 		{
 			"no signature (Ollama)",
 			"",
 			[]byte(`{"type":"message","content":[{"type":"thinking","thinking":"local"}]}`),
-			[]Block{thinking(0, "local", "")},
+			[]block.Observed{thinking(0, "local", "")},
 		},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,10 @@
 package streaming
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+)
 
 func TestSSEModel(t *testing.T) {
 	tests := []struct {
@@ -13,7 +17,7 @@ func TestSSEModel(t *testing.T) {
 		{ev("ping", `{"type":"ping"}`), ""},
 	}
 	for _, tt := range tests {
-		s := NewSSE(func([]Block) {})
+		s := NewSSE(func([]block.Observed) {})
 		for i := range len(tt.stream) { // byte by byte: the model must not depend on the cuts
 			s.Write([]byte(tt.stream[i : i+1]))
 		}

@@ -1,6 +1,7 @@
 package streaming
 
 import (
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/eventstream"
 )
 
@@ -12,12 +13,12 @@ import (
 // event named "error" fails the response whatever its data, as it does in
 // the SDKs. An SSE is not safe for concurrent use.
 type SSE struct {
-	complete func([]Block)
+	complete func([]block.Observed)
 	done     bool // complete ran, or the observation ended without it
 
 	events   eventstream.Assembler
 	open     []openBlock
-	finished []Block
+	finished []block.Observed
 	scratch  []byte
 	model    []byte // as message_start names it
 }
@@ -27,7 +28,7 @@ type SSE struct {
 // reads the message_stop event (or at Close, see there). It never calls
 // complete for a response that failed or that it gave up on. complete runs
 // on the goroutine calling Write or Close and owns the slice it is given.
-func NewSSE(complete func([]Block)) *SSE {
+func NewSSE(complete func([]block.Observed)) *SSE {
 	if complete == nil {
 		panic("streaming: NewSSE with a nil complete func")
 	}

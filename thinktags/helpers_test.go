@@ -306,10 +306,10 @@ func readStream(t testing.TB, stream string, allowOpen bool) ([]outBlock, []stri
 
 // observed returns the thinking blocks the response observer reports for a
 // rewritten stream.
-func observed(t testing.TB, stream string) []streaming.Block {
+func observed(t testing.TB, stream string) []block.Observed {
 	t.Helper()
-	var blocks []streaming.Block
-	o := streaming.NewSSE(func(b []streaming.Block) { blocks = b })
+	var blocks []block.Observed
+	o := streaming.NewSSE(func(b []block.Observed) { blocks = b })
 	o.Write([]byte(stream))
 	o.Close(false)
 	return blocks

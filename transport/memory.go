@@ -3,11 +3,12 @@ package transport
 import (
 	"errors"
 	"fmt"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"math"
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 
 	"go.uber.org/zap"
 

@@ -4,9 +4,10 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"io"
 	"net/http"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 )
