@@ -89,7 +89,7 @@ func (s *SSE) Close() error {
 // event returns the bytes of one whole event, rewritten when it is
 // message_start, and reports whether it decides the stream: message_start,
 // or any event but a ping and those with no data to tell.
-func (s *SSE) event(f eventstream.Frame) ([]byte, bool) {
+func (s *SSE) event(f *eventstream.Frame) ([]byte, bool) {
 	if !f.HasData || f.DataAt < 0 {
 		return f.Raw, false // comments, retry lines, several data lines: nothing to decide
 	}

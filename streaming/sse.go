@@ -1,6 +1,7 @@
 package streaming
 
 import (
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/answer/events"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/eventstream"
 )
@@ -44,6 +45,14 @@ func (s *SSE) Write(p []byte) (int, error) {
 	}
 	s.events.Feed(p)
 	for !s.done {
+		if raw, fresh := s.events.Fresh(); fresh {
+			if i, n, ok := events.DeltaEvent(raw); ok && n <= eventstream.MaxEvent && (i > maxIndex || s.slot(i) < 0) {
+				// Nearly every event: a delta of a block not followed
+				// (text, tool input), passed at the cost of finding its end.
+				s.events.Skip(n)
+				continue
+			}
+		}
 		f, ok := s.events.Next()
 		if !ok {
 			break

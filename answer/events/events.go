@@ -114,7 +114,7 @@ func Read(data []byte) (Event, bool) {
 	}
 	ev.Type = typeOf(jsonscan.Name(typ, &name))
 	if ev.IndexAt[1] > 0 {
-		ev.Index, ev.HasIndex = index(data[ev.IndexAt[0]:ev.IndexAt[1]])
+		ev.Index, ev.HasIndex = indexOf(data[ev.IndexAt[0]:ev.IndexAt[1]])
 	}
 	return ev, true
 }
@@ -138,7 +138,40 @@ func DeltaIndex(data []byte) (int, bool) {
 	if end < 0 {
 		return 0, false
 	}
-	return index(rest[:end])
+	return indexOf(rest[:end])
+}
+
+// deltaEvent starts a content_block_delta event as the API writes it, its
+// event line and its data line up to the index.
+const deltaEvent = "event: content_block_delta\ndata: " + deltaHead
+
+// DeltaEvent reads the whole content_block_delta event at the start of
+// raw, an event stream's bytes, when it is written as the API writes one
+// (its event line, one data line, a blank line; no '\r'), and returns the
+// block's index and the event's length; it reports false for anything
+// else. A reader that does not follow that block passes over the event at
+// the cost of finding its end.
+func DeltaEvent(raw []byte) (index, n int, ok bool) {
+	if !bytes.HasPrefix(raw, []byte(deltaEvent)) {
+		return 0, 0, false
+	}
+	rest := raw[len(deltaEvent):]
+	comma := bytes.IndexByte(rest, ',')
+	if comma < 0 {
+		return 0, 0, false
+	}
+	if index, ok = indexOf(rest[:comma]); !ok {
+		return 0, 0, false
+	}
+	end := bytes.IndexByte(rest[comma:], '\n')
+	if end < 0 {
+		return 0, 0, false
+	}
+	end += comma
+	if end+1 >= len(rest) || rest[end+1] != '\n' {
+		return 0, 0, false
+	}
+	return index, len(deltaEvent) + end + 2, true
 }
 
 // Quick reads data written exactly as the API writes a content_block_delta
@@ -156,7 +189,7 @@ func Quick(data []byte) (Event, bool) {
 		return Event{}, false
 	}
 	ev := Event{Type: ContentBlockDelta, IndexAt: [2]int{len(deltaHead), len(deltaHead) + end}}
-	ev.Index, ev.HasIndex = index(rest[:end])
+	ev.Index, ev.HasIndex = indexOf(rest[:end])
 	if rest, ok = bytes.CutPrefix(rest[end:], []byte(deltaMid)); !ev.HasIndex || !ok {
 		return Event{}, false
 	}
@@ -172,9 +205,9 @@ func Quick(data []byte) (Event, bool) {
 	return ev, true
 }
 
-// index parses a content block index as JSON writes a non-negative
+// indexOf parses a content block index as JSON writes a non-negative
 // integer, refusing anything else and anything above MaxIndex.
-func index(v []byte) (int, bool) {
+func indexOf(v []byte) (int, bool) {
 	if len(v) == 0 || len(v) > 9 || (v[0] == '0' && len(v) > 1) {
 		return 0, false
 	}

@@ -122,3 +122,26 @@ func FuzzQuick(f *testing.F) {
 		}
 	})
 }
+
+func TestDeltaEvent(t *testing.T) {
+	const ev = "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":12,\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}\n\n"
+	for _, tc := range []struct {
+		raw   string
+		index int
+		n     int
+		ok    bool
+	}{
+		{ev + "event: ping\n", 12, len(ev), true},
+		{ev, 12, len(ev), true},
+		{ev[:len(ev)-1], 0, 0, false}, // the blank line not there yet
+		{"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":12}\ndata: x\n\n", 0, 0, false}, // two data lines
+		{"event: content_block_delta\r\ndata: {}\r\n\r\n", 0, 0, false},
+		{"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":01,\"delta\":{}}\n\n", 0, 0, false},
+		{"event: ping\ndata: {\"type\":\"ping\"}\n\n", 0, 0, false},
+	} {
+		i, n, ok := DeltaEvent([]byte(tc.raw))
+		if i != tc.index || n != tc.n || ok != tc.ok {
+			t.Errorf("DeltaEvent(%q) = %d %d %v, want %d %d %v", tc.raw, i, n, ok, tc.index, tc.n, tc.ok)
+		}
+	}
+}

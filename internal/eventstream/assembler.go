@@ -1,5 +1,7 @@
 package eventstream
 
+import "bytes"
+
 // Assembler assembles the events of a stream fed to it in chunks, however
 // the chunks cut it, for every reader of event streams: the observer of
 // answers, the rewriters of <think> tags and of the model name, and the
@@ -28,6 +30,7 @@ type Assembler struct {
 	dataCount int
 	dataOff   int // where the value of its first data line is in the event's bytes
 
+	f       Frame  // the event Next and End return
 	p       []byte // the chunk being read
 	i       int    // where its next line starts
 	evStart int    // where the event being read starts in it
@@ -72,12 +75,18 @@ func (a *Assembler) Feed(p []byte) (lateLF bool) {
 	return lateLF
 }
 
-// Next returns the next whole event of the chunk. At the end of the chunk
-// it keeps the bytes of the event it does not end, and reports false; it
-// reports false too once the event being read passed MaxEvent (see
-// Overflow).
-func (a *Assembler) Next() (Frame, bool) {
+// Next returns the next whole event of the chunk, valid until the next
+// call of Next, Feed or End. At the end of the chunk it keeps the bytes of
+// the event it does not end, and reports false; it reports false too once
+// the event being read passed MaxEvent (see Overflow).
+func (a *Assembler) Next() (*Frame, bool) {
 	p := a.p
+	if _, fresh := a.Fresh(); fresh {
+		if quickFrame(&a.f, p, a.i) {
+			a.i, a.evStart = a.f.End, a.f.End
+			return &a.f, true
+		}
+	}
 	for !a.over && a.i < len(p) {
 		end, next := a.lines.Next(p, a.i)
 		if end < 0 {
@@ -85,7 +94,7 @@ func (a *Assembler) Next() (Frame, bool) {
 		}
 		if len(a.carry)+next-a.evStart > MaxEvent {
 			a.over = true
-			return Frame{}, false
+			return nil, false
 		}
 		line, inChunk, lineLen := p[a.i:end], true, end-a.i
 		if len(a.carry) > a.lineOff {
@@ -108,7 +117,7 @@ func (a *Assembler) Next() (Frame, bool) {
 	if !a.over && a.evStart < len(p) {
 		if len(a.carry)+len(p)-a.evStart > MaxEvent {
 			a.over = true
-			return Frame{}, false
+			return nil, false
 		}
 		a.carry = append(a.carry, p[a.evStart:]...)
 		a.evStart = len(p)
@@ -118,8 +127,67 @@ func (a *Assembler) Next() (Frame, bool) {
 			a.dataAt = [2]int{}
 		}
 	}
-	return Frame{}, false
+	return nil, false
 }
+
+// Fresh returns the rest of the chunk when the Assembler stands at the
+// start of an event in it, with nothing of the event read yet, in a chunk
+// that holds no '\r' past the stream's first line: a reader that knows an
+// event by its bytes may then pass over it whole with Skip, at the cost of
+// finding its end.
+func (a *Assembler) Fresh() ([]byte, bool) {
+	if a.i < len(a.p) && a.evStart == a.i && len(a.carry) == 0 && a.dataCount == 0 && !a.ev.HasName && a.lines.Plain() && a.lines.Begun() {
+		return a.p[a.i:], true
+	}
+	return nil, false
+}
+
+// Skip passes over the next n bytes of the chunk, a whole event (blank line
+// included) that Fresh returned the start of.
+func (a *Assembler) Skip(n int) {
+	a.i += n
+	a.evStart = a.i
+}
+
+// quickFrame reads into f the event that starts at p[i] when it is written as
+// servers write events, "event: <name>\n" then "data: <data>\n" then a
+// blank line, whole in p, which holds no '\r' and does not start the
+// stream: nearly every event of a stream, which then costs two scans for
+// a line end and no copy. It reports false for anything else, which Next
+// reads line by line.
+func quickFrame(f *Frame, p []byte, i int) bool {
+	b := p[i:]
+	if len(b) < len(quickName)+len(quickData)+3 || string(b[:len(quickName)]) != quickName {
+		return false
+	}
+	nameEnd := bytes.IndexByte(b[len(quickName):], '\n')
+	if nameEnd < 0 {
+		return false
+	}
+	nameEnd += len(quickName)
+	dataAt := nameEnd + 1 + len(quickData)
+	if dataAt > len(b) || string(b[nameEnd+1:dataAt]) != quickData {
+		return false
+	}
+	dataEnd := bytes.IndexByte(b[dataAt:], '\n')
+	if dataEnd < 0 {
+		return false
+	}
+	dataEnd += dataAt
+	end := dataEnd + 2
+	if end > len(b) || b[dataEnd+1] != '\n' || end > MaxEvent {
+		return false
+	}
+	*f = Frame{Raw: b[:end], InChunk: true, Start: i, End: i + end, Name: b[len(quickName):nameEnd], HasName: true,
+		Data: b[dataAt:dataEnd], HasData: true, DataAt: dataAt}
+	return true
+}
+
+// How servers start an event's lines (see quickFrame).
+const (
+	quickName = "event: "
+	quickData = "data: "
+)
 
 // field reads one line of the event being read; inChunk says the line is
 // in the chunk, where it ends at end: its data may point into the chunk.
@@ -156,8 +224,9 @@ func (a *Assembler) field(line []byte, inChunk bool, end, evEnd int) {
 }
 
 // frame returns the event that ends at p[end] and readies the next one.
-func (a *Assembler) frame(end int) Frame {
-	f := Frame{Name: a.ev.Name, HasName: a.ev.HasName, Data: a.ev.Data, HasData: a.ev.HasData, DataAt: -1}
+func (a *Assembler) frame(end int) *Frame {
+	f := &a.f
+	*f = Frame{Name: a.ev.Name, HasName: a.ev.HasName, Data: a.ev.Data, HasData: a.ev.HasData, DataAt: -1}
 	if a.dataCount == 1 {
 		f.DataAt = a.dataOff
 	}
@@ -180,17 +249,17 @@ func (a *Assembler) frame(end int) Frame {
 // line ended are read as the event's last line, and the event is returned
 // when it holds data, as a stream that ends without its last blank line
 // still gives its last event (the SDKs read it so).
-func (a *Assembler) End() (Frame, bool) {
+func (a *Assembler) End() (*Frame, bool) {
 	pending := a.carry
 	a.p, a.i, a.evStart = nil, 0, 0
 	if a.over || len(pending) == 0 {
-		return Frame{}, false
+		return nil, false
 	}
 	if line := pending[a.lineOff:]; len(line) > 0 {
 		a.field(a.lines.Line(line), false, 0, a.lineOff+len(line))
 	}
 	if !a.ev.HasData {
-		return Frame{}, false
+		return nil, false
 	}
 	return a.frame(0), true
 }
@@ -219,7 +288,7 @@ func (a *Assembler) Plain() bool { return a.lines.Plain() }
 // Release lets go of the Assembler's buffers, for a reader that is done
 // with the stream but may be kept until the response is copied.
 func (a *Assembler) Release() {
-	a.carry, a.ev, a.p = nil, Event{}, nil
+	a.carry, a.ev, a.p, a.f = nil, Event{}, nil, Frame{}
 }
 
 // Size returns the bytes the Assembler holds of the event being read.

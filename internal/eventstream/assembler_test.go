@@ -13,14 +13,14 @@ import (
 // and whether it overflowed, with the bytes it then had not read.
 func assembled(t testing.TB, chunks [][]byte) (events []string, rest string) {
 	var a Assembler
-	var last *string
+	type event struct{ raw, name, data string }
+	var evs []event
 	for _, c := range chunks {
 		if a.Feed(c) {
-			if last == nil {
+			if len(evs) == 0 {
 				t.Fatal("a late '\\n' with no event before it")
 			}
-			raw, tail, _ := strings.Cut(*last, "|")
-			*last = raw + "\n|" + tail
+			evs[len(evs)-1].raw += "\n"
 		}
 		for {
 			f, ok := a.Next()
@@ -33,21 +33,27 @@ func assembled(t testing.TB, chunks [][]byte) (events []string, rest string) {
 			if f.DataAt >= 0 && !bytes.Equal(f.Raw[f.DataAt:f.DataAt+len(f.Data)], f.Data) {
 				t.Fatalf("Data %q is not at %d of %q", f.Data, f.DataAt, f.Raw)
 			}
-			name, data := "-", "-"
+			e := event{raw: string(f.Raw), name: "-", data: "-"}
 			if f.HasName {
-				name = string(f.Name)
+				e.name = string(f.Name)
 			}
 			if f.HasData {
-				data = string(f.Data)
+				e.data = string(f.Data)
 			}
-			events = append(events, fmt.Sprintf("%s|%s|%s", f.Raw, name, data))
-			last = &events[len(events)-1]
+			evs = append(evs, e)
 		}
 		if a.Overflow() {
-			return events, string(a.Pending()) + string(a.Rest())
+			rest = string(a.Pending()) + string(a.Rest())
+			break
 		}
 	}
-	return events, "pending " + string(a.Pending())
+	if !a.Overflow() {
+		rest = "pending " + string(a.Pending())
+	}
+	for _, e := range evs {
+		events = append(events, fmt.Sprintf("%s|%s|%s", e.raw, e.name, e.data))
+	}
+	return events, rest
 }
 
 // cuts returns s cut at random places.
