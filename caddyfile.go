@@ -83,6 +83,12 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			}
 			continue
 		}
+		if sub == "failover" {
+			if err := h.unmarshalFailover(d); err != nil {
+				return err
+			}
+			continue
+		}
 		if !d.NextArg() {
 			return d.ArgErr()
 		}
@@ -94,6 +100,46 @@ func (h *Handler) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// unmarshalFailover reads a failover line and its block:
+//
+//	failover <backend> <backend>... {
+//	    on   <status>...
+//	    hold <duration>
+//	}
+func (h *Handler) unmarshalFailover(d *caddyfile.Dispenser) error {
+	f := &Failover{Backends: d.RemainingArgs()}
+	if len(f.Backends) == 0 {
+		return d.ArgErr()
+	}
+	for nesting := d.Nesting(); d.NextBlock(nesting); {
+		sub := d.Val()
+		args := d.RemainingArgs()
+		switch {
+		case sub == "on" && len(args) > 0:
+			for _, a := range args {
+				status, err := strconv.Atoi(a)
+				if err != nil {
+					return d.Errf("failover on: %q is not a status", a)
+				}
+				f.On = append(f.On, status)
+			}
+		case sub == "hold" && len(args) == 1:
+			dur, err := caddy.ParseDuration(args[0])
+			if err != nil {
+				return d.Errf("failover hold: %v", err)
+			}
+			hold := caddy.Duration(dur)
+			f.Hold = &hold
+		case sub == "on" || sub == "hold":
+			return d.ArgErr()
+		default:
+			return d.Errf("unrecognized failover subdirective %q", sub)
+		}
+	}
+	h.Failover = f
 	return nil
 }
 

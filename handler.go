@@ -26,7 +26,9 @@ import (
 
 // ServeHTTP rewrites the request's thinking blocks for its backend, then
 // passes it on, observing the response. A refusal for thinking that still
-// comes back is replayed once, repaired, and never reaches the client.
+// comes back is replayed once, repaired, and never reaches the client; with
+// a failover list, a backend that turns the request away passes it on to
+// the next (see failOver).
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
 	ep, _ := messagesapi.EndpointOf(r)
 	if ep == messagesapi.Other {
@@ -54,38 +56,96 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		return h.turnAway(w, r.Body, t, err)
 	}
 	defer in.Close()
-	out, err := budget.CopyRoom(t, len(in.Bytes()))
-	if err != nil {
-		return h.turnAway(w, nil, t, err)
+	rq := &incoming{t: t, repl: repl, in: in, ep: ep,
+		req: policy.Request{Body: in.Bytes(), Header: r.Header, Backend: backend, ReadOnly: ep != messagesapi.Messages}}
+	defer rq.close()
+	if h.failover != nil {
+		return h.failOver(w, r, next, rq)
 	}
-	defer out.Close()
-	req := policy.Request{Body: in.Bytes(), Header: r.Header, Backend: backend, ReadOnly: ep != messagesapi.Messages, Out: out.Room()}
+	_, err = h.attempt(w, r, next, rq, false)
+	return err
+}
+
+// incoming is what every attempt of one request shares: its account, its
+// body as the client sent it, and the memory of the bodies planned from
+// it, given back when the request is done (a transport may still be
+// writing an attempt's body upstream when the next attempt begins).
+type incoming struct {
+	t      *budget.Ticket
+	repl   *caddy.Replacer
+	in     *budget.Body
+	ep     messagesapi.Endpoint
+	req    policy.Request
+	copies []*budget.Body
+}
+
+// close gives back the memory of the bodies planned.
+func (rq *incoming) close() {
+	for _, c := range rq.copies {
+		c.Close()
+	}
+}
+
+// copyRoom returns room for a body planned from the request's.
+func (rq *incoming) copyRoom() (*budget.Body, error) {
+	out, err := budget.CopyRoom(rq.t, len(rq.in.Bytes()))
+	if err == nil {
+		rq.copies = append(rq.copies, out)
+	}
+	return out, err
+}
+
+// outcome is how an attempt of a request ended.
+type outcome struct {
+	// moved is the status that turned the request away, for it to go on
+	// to another backend (see failOver), 0 when the client got the answer;
+	// retryAfter is that answer's Retry-After.
+	moved      int
+	retryAfter string
+	// answered reports that the client got an answer, its header at least.
+	answered bool
+}
+
+// attempt sends the request to the backend rq.req names, r routed there:
+// planned for it, and replayed once when it refuses the request for its
+// thinking. With movesOn, an answer of a status the failover list moves on
+// from is held back and dropped, and the outcome says so; so is a
+// connection that could not be made. Else the client gets the answer.
+func (h *Handler) attempt(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rq *incoming, movesOn bool) (outcome, error) {
+	t, in, repl, backend := rq.t, rq.in, rq.repl, rq.req.Backend
+	out, err := rq.copyRoom()
+	if err != nil {
+		return outcome{answered: true}, h.turnAway(w, nil, t, err)
+	}
+	req := rq.req
+	req.Out = out.Room()
 	plan := h.plan(req, nil, t)
 	// req stays for a replay: out's memory must not stay reachable through
 	// it once out lets go of it, or Go could never collect it.
 	req.Out = nil
 	if turnedAway(plan.Passthrough) {
-		return h.turnAway(w, nil, t, plan.Passthrough)
+		return outcome{answered: true}, h.turnAway(w, nil, t, plan.Passthrough)
 	}
+	before := w.Header().Clone()
 	r = setBody(r, t, plan, in, out)
 	publish(w, repl, plan)
-	if ep == messagesapi.Messages {
+	if rq.ep == messagesapi.Messages {
 		// A stream is never compressed; an answer to rewrite must not be.
 		narrowAcceptEncoding(r, plan.Stream || h.rewritesAnswers())
 	}
 	retry := h.retryOnReject() && plan.Passthrough == nil
-	var before http.Header
-	if retry {
-		before = w.Header().Clone()
-	}
-	ow, err := h.forward(w, r, next, t, repl, plan, backend, ep, retry)
+	ow, err := h.forward(w, r, next, t, repl, plan, backend, rq.ep, retry, movesOn)
 	defer ow.releaseAll()
+	if o, moved := ow.movedOn(err); moved {
+		restoreHeader(w.Header(), before)
+		return o, nil
+	}
 	if err != nil || !retry {
-		return err
+		return outcome{answered: ow.wroteHeader}, err
 	}
 	msg, refusedThinking, err := ow.refusal()
 	if !refusedThinking {
-		return err
+		return outcome{answered: true}, err
 	}
 
 	// The upstream refused the request for its thinking: the client never
@@ -95,27 +155,30 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	h.logger.Info("thinking.retry", zap.String("backend", refuser), zap.String("conversation", plan.Conversation),
 		zap.String("upstream_message", msg))
 	restoreHeader(w.Header(), before)
-	replayOut, err := budget.CopyRoom(t, len(in.Bytes()))
+	replayOut, err := rq.copyRoom()
 	if err != nil {
-		return h.turnAway(w, nil, t, err)
+		return outcome{answered: true}, h.turnAway(w, nil, t, err)
 	}
-	defer replayOut.Close()
 	req.Out = replayOut.Room()
 	replay := h.plan(req, &policy.Refusal{Backend: refuser, Message: msg, Sent: plan.Body, Header: r.Header}, t)
 	if turnedAway(replay.Passthrough) {
-		return h.turnAway(w, nil, t, replay.Passthrough)
+		return outcome{answered: true}, h.turnAway(w, nil, t, replay.Passthrough)
 	}
 	r = setBody(replayRequest(r), t, replay, in, replayOut)
 	publish(w, repl, replay)
 	w.Header().Add(WarningHeader, "thinking_retried")
-	rw, err := h.forward(w, r, next, t, repl, replay, backend, ep, false)
+	rw, err := h.forward(w, r, next, t, repl, replay, backend, rq.ep, false, movesOn)
 	defer rw.releaseAll()
+	if o, moved := rw.movedOn(err); moved {
+		restoreHeader(w.Header(), before)
+		return o, nil
+	}
 	if err == nil && rw.status >= 200 && rw.status < 300 {
 		// What the refusal said of the model was the server's: the replay
 		// that went without it succeeded.
 		h.logLearned(h.policy.Confirm(replay.Learned))
 	}
-	return err
+	return outcome{answered: rw.wroteHeader}, err
 }
 
 // replayRequest returns the request to send again: a copy with headers and
@@ -131,10 +194,12 @@ func replayRequest(r *http.Request) *http.Request {
 }
 
 // forward passes the request on with w wrapped in an observer, which it
-// returns once the response is done.
+// returns once the response is done. hold holds back a refusal for the
+// safety net to read, movesOn an answer that moves the request on to
+// another backend.
 func (h *Handler) forward(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, t *budget.Ticket, repl *caddy.Replacer,
-	plan policy.Plan, backend string, ep messagesapi.Endpoint, hold bool) (*observer, error) {
-	ow := h.newObserver(w, t, repl, backend, plan, ep == messagesapi.Messages, hold)
+	plan policy.Plan, backend string, ep messagesapi.Endpoint, hold, movesOn bool) (*observer, error) {
+	ow := h.newObserver(w, t, repl, backend, plan, ep == messagesapi.Messages, hold, movesOn)
 	completed := false
 	defer func() { ow.end(!completed) }()
 	err := next.ServeHTTP(ow, r)

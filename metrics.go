@@ -3,12 +3,15 @@ package llmthinking
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/caddyserver/caddy/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/streaming"
 )
 
 // Prometheus names: caddy_llm_thinking_<name>.
@@ -19,8 +22,12 @@ const (
 
 // maxBackendLabels bounds the distinct values of the backend label (see
 // boundedLabels). Backend names can come from request headers; a config
-// names far fewer.
-const maxBackendLabels = 64
+// names far fewer. maxModelLabels bounds the model label the same way:
+// clients name the models.
+const (
+	maxBackendLabels = 64
+	maxModelLabels   = 64
+)
 
 // thinkingMetrics are llm_thinking's Prometheus metrics. They live at
 // package level, like the registries they count, because Caddy gives every
@@ -33,6 +40,7 @@ const maxBackendLabels = 64
 // only the config names.
 type thinkingMetrics struct {
 	backends *boundedLabels
+	models   *boundedLabels
 
 	observed  *prometheus.CounterVec
 	kept      *prometheus.CounterVec
@@ -40,6 +48,9 @@ type thinkingMetrics struct {
 	converted *prometheus.CounterVec
 	retries   *prometheus.CounterVec
 	switches  *prometheus.CounterVec
+	failovers *prometheus.CounterVec
+	tokens    *prometheus.CounterVec
+	tally     backendTally
 
 	registries registryCollector
 	memory     memoryCollector
@@ -58,6 +69,7 @@ func newThinkingMetrics(maxBackends int) *thinkingMetrics {
 	}
 	return &thinkingMetrics{
 		backends: newBoundedLabels(maxBackends),
+		models:   newBoundedLabels(maxModelLabels),
 		observed: counter("blocks_observed_total",
 			"Thinking and redacted_thinking blocks learned from responses, by the backend that produced them."),
 		kept: counter("blocks_kept_total",
@@ -70,6 +82,15 @@ func newThinkingMetrics(maxBackends int) *thinkingMetrics {
 			"Requests refused for their thinking and replayed, repaired, by the backend that refused them."),
 		switches: counter("switches_total",
 			"Conversations that moved to another backend, by the backend they moved to."),
+		failovers: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: metricsNamespace, Subsystem: metricsSubsystem, Name: "failovers_total",
+			Help: "Requests a backend turned away that went on to the next backend of a failover list, by the backend that turned them away, the next one and the status.",
+		}, []string{"from", "to", "status"}),
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: metricsNamespace, Subsystem: metricsSubsystem, Name: "tokens_total",
+			Help: "Tokens the answers' usage counted, by backend, model asked for and type (input, output, cache_read, cache_creation).",
+		}, []string{"backend", "model", "type"}),
+		tally:      backendTally{m: make(map[string]*adminapi.BackendStats)},
 		registries: newRegistryCollector(),
 		memory:     newMemoryCollector(budget.Process.Stats),
 	}
@@ -90,8 +111,9 @@ func (m *thinkingMetrics) Collect(ch chan<- prometheus.Metric) {
 }
 
 // collectors returns every collector the metrics are made of.
-func (m *thinkingMetrics) collectors() [8]prometheus.Collector {
-	return [...]prometheus.Collector{m.observed, m.kept, m.stripped, m.converted, m.retries, m.switches, m.registries, m.memory}
+func (m *thinkingMetrics) collectors() [10]prometheus.Collector {
+	return [...]prometheus.Collector{m.observed, m.kept, m.stripped, m.converted, m.retries, m.switches, m.failovers, m.tokens,
+		m.registries, m.memory}
 }
 
 // register adds the metrics to reg. Registering them twice in the same
@@ -148,6 +170,37 @@ func (m *thinkingMetrics) countRetry(backend string) {
 // countSwitch counts one conversation moved to backend.
 func (m *thinkingMetrics) countSwitch(to string) {
 	m.switches.WithLabelValues(m.backends.value(to)).Inc()
+}
+
+// countFailover counts one request that went on from a backend to the
+// next for status.
+func (m *thinkingMetrics) countFailover(from, to string, status int) {
+	from = m.backends.value(from)
+	m.failovers.WithLabelValues(from, m.backends.value(to), strconv.Itoa(status)).Inc()
+	m.tally.add(from, func(s *adminapi.BackendStats) { s.Failovers++ })
+}
+
+// countTokens counts the tokens of one answer of backend, for the model
+// asked for.
+func (m *thinkingMetrics) countTokens(backend, model string, u streaming.Usage) {
+	if !u.Any() {
+		return
+	}
+	backend, model = m.backends.value(backend), m.models.value(model)
+	for _, c := range [...]struct {
+		typ string
+		n   int64
+	}{{"input", u.Input}, {"output", u.Output}, {"cache_read", u.CacheRead}, {"cache_creation", u.CacheCreation}} {
+		if c.n > 0 {
+			m.tokens.WithLabelValues(backend, model, c.typ).Add(float64(c.n))
+		}
+	}
+	m.tally.add(backend, func(s *adminapi.BackendStats) {
+		s.Tokens.Input += u.Input
+		s.Tokens.Output += u.Output
+		s.Tokens.CacheRead += u.CacheRead
+		s.Tokens.CacheCreation += u.CacheCreation
+	})
 }
 
 // add adds n to the counter of label, creating no series for nothing.

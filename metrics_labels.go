@@ -3,6 +3,8 @@ package llmthinking
 import (
 	"strings"
 	"sync"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
 )
 
 // Label values that are not backend names.
@@ -51,4 +53,36 @@ func (b *boundedLabels) value(name string) string {
 	b.seen.Store(name, struct{}{})
 	b.n++
 	return name
+}
+
+// backendTally is what each backend used and how often a request went on
+// from it, for the admin endpoint's statistics (see adminapi.BackendStats):
+// what the Prometheus counters count, by backend alone. Its backends are
+// label values (see boundedLabels), so it is bounded as they are.
+type backendTally struct {
+	mu sync.Mutex
+	m  map[string]*adminapi.BackendStats
+}
+
+// add changes backend's statistics with f.
+func (t *backendTally) add(backend string, f func(*adminapi.BackendStats)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, ok := t.m[backend]
+	if !ok {
+		s = new(adminapi.BackendStats)
+		t.m[backend] = s
+	}
+	f(s)
+}
+
+// stats returns a copy of every backend's statistics.
+func (t *backendTally) stats() map[string]adminapi.BackendStats {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make(map[string]adminapi.BackendStats, len(t.m))
+	for b, s := range t.m {
+		out[b] = *s
+	}
+	return out
 }

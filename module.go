@@ -21,6 +21,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/failover"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/option"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
@@ -159,9 +160,17 @@ type Handler struct {
 	// unread. Default (or 0) 10s.
 	MemoryWait caddy.Duration `json:"memory_wait,omitempty"`
 
-	policy *policy.Policy
-	budget *budget.Budget
-	logger *zap.Logger
+	// Failover, when set, sends a request the backend turns away (429,
+	// 529, 5xx, a connection that could not be made) before any byte of
+	// its answer reached the client on to the next backend of a list,
+	// its thinking planned for that backend (see Failover).
+	Failover *Failover `json:"failover,omitempty"`
+
+	policy     *policy.Policy
+	budget     *budget.Budget
+	logger     *zap.Logger
+	failover   *failover.List
+	backendVar backendVariable
 }
 
 // CaddyModule returns the Caddy module information.
@@ -194,6 +203,11 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 		return err
 	}
 	h.budget = budget.Process.Join(h)
+	if h.Failover != nil {
+		l := h.Failover.list()
+		h.failover = &l
+		h.backendVar, _ = backendVariableOf(h.Backend)
+	}
 	if err := registerMetrics(ctx); err != nil {
 		return err
 	}
@@ -226,6 +240,9 @@ func (h *Handler) Validate() error {
 		return fmt.Errorf("llm_thinking: thinking_models: %w", err)
 	}
 	if _, err := h.profiles(); err != nil {
+		return fmt.Errorf("llm_thinking: %w", err)
+	}
+	if err := h.checkFailover(); err != nil {
 		return fmt.Errorf("llm_thinking: %w", err)
 	}
 	for _, v := range []struct {

@@ -42,6 +42,7 @@ type observer struct {
 	requested    string            // the model the request asked for
 	blocks       bool              // register the blocks of the response
 	hold         bool              // hold a small JSON 400 or 422 back
+	holdMoves    bool              // hold back an answer that moves the request on (see failover)
 
 	wroteHeader bool
 	status      int // the final status the upstream answered
@@ -79,9 +80,11 @@ func refusalStatus(status int) bool {
 // few hundred bytes.
 const maxHeld = 64 << 10
 
-func (h *Handler) newObserver(w http.ResponseWriter, t *budget.Ticket, repl *caddy.Replacer, backend string, plan policy.Plan, blocks, hold bool) *observer {
-	return &observer{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, ticket: t, repl: repl, backend: backend, conversation: plan.Conversation, thread: plan.Thread,
-		requested: plan.Model, blocks: blocks, hold: hold, remaining: -1}
+func (h *Handler) newObserver(w http.ResponseWriter, t *budget.Ticket, repl *caddy.Replacer, backend string, plan policy.Plan,
+	blocks, hold, holdMoves bool) *observer {
+	return &observer{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, ticket: t, repl: repl,
+		backend: backend, conversation: plan.Conversation, thread: plan.Thread, requested: plan.Model, blocks: blocks, hold: hold,
+		holdMoves: holdMoves, remaining: -1}
 }
 
 // WriteHeader chooses how to observe the body from the final status and
@@ -110,7 +113,7 @@ func (o *observer) start(status int) {
 	if err != nil {
 		length = -1
 	}
-	if refusalStatus(status) && o.hold && mediaType == messagesapi.JSON {
+	if refusalStatus(status) && o.hold && mediaType == messagesapi.JSON || o.holdMoves && o.h.failover.MovesOn(status) {
 		o.held, o.heldStatus = o.holdAnswer(maxHeld, length), status
 		return
 	}
@@ -121,7 +124,7 @@ func (o *observer) start(status int) {
 	identity := encoding == "" || encoding == "identity"
 	switch {
 	case mediaType == messagesapi.EventStream && identity:
-		o.sse = streaming.NewSSE(o.register)
+		o.sse = streaming.NewSSE(func(blocks []block.Observed) { o.register(blocks, o.sse.Usage()) })
 	case mediaType == messagesapi.JSON && (identity || encoding == "gzip" || encoding == "x-gzip"):
 		o.answer, o.encoding, o.remaining = o.holdAnswer(o.h.MaxResponseSize, length), encoding, length
 	case mediaType == messagesapi.EventStream || mediaType == messagesapi.JSON:
@@ -301,21 +304,23 @@ func (o *observer) registerJSON() {
 
 // registerBody registers the blocks of a whole JSON answer.
 func (o *observer) registerBody(body []byte) {
-	blocks, model, err := streaming.MessageBlocks(body)
-	o.jsonModel = model
+	m, err := streaming.ReadMessage(body)
+	o.jsonModel = m.Model
 	if err != nil {
 		o.h.logger.Debug("thinking.unobserved_response", zap.String("reason", err.Error()), zap.String("backend", o.backend))
 		return
 	}
-	o.register(blocks)
+	o.register(m.Blocks, m.Usage)
 }
 
 // register records the backend as the producer of each finished block,
-// and reports the conversation's first answer under another model name.
-func (o *observer) register(blocks []block.Observed) {
+// counts the tokens the answer used, and reports the conversation's first
+// answer under another model name.
+func (o *observer) register(blocks []block.Observed, usage streaming.Usage) {
 	if o.backend == "" {
 		return
 	}
+	metrics.countTokens(o.backend, o.requested, usage)
 	o.checkModel()
 	o.h.logLearned(o.h.policy.Register(o.thread, o.backend, o.requested, blocks))
 	metrics.countObserved(o.backend, len(blocks))
@@ -356,6 +361,9 @@ func (o *observer) refusal() (string, bool, error) {
 	if o.held == nil {
 		return "", false, nil
 	}
+	if !refusalStatus(o.heldStatus) {
+		return "", false, o.sendHeld()
+	}
 	body, err := decodedAnswer(o.held, o.Header().Get("Content-Encoding"), maxHeld)
 	if err == nil {
 		msg, ok := policy.RefusalMessage(body.Bytes())
@@ -369,6 +377,27 @@ func (o *observer) refusal() (string, bool, error) {
 		}
 	}
 	return "", false, o.sendHeld()
+}
+
+// movedOn reports whether the answer moves the request on to another
+// backend (see failOver): an answer held back for its status, dropped now,
+// or a connection that could not be made, reverse_proxy's error before
+// anything was written.
+func (o *observer) movedOn(err error) (outcome, bool) {
+	if !o.holdMoves {
+		return outcome{}, false
+	}
+	if o.held != nil && !refusalStatus(o.heldStatus) {
+		moved := outcome{moved: o.heldStatus, retryAfter: o.Header().Get("Retry-After")}
+		o.held.Release()
+		o.held = nil
+		return moved, true
+	}
+	var he caddyhttp.HandlerError
+	if err != nil && !o.wroteHeader && errors.As(err, &he) && o.h.failover.MovesOn(he.StatusCode) {
+		return outcome{moved: he.StatusCode}, true
+	}
+	return outcome{}, false
 }
 
 // sendHeld writes the refusal held back to the client and stops holding it.

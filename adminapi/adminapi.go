@@ -25,6 +25,24 @@ type Stats struct {
 	Registries map[string]RegistryStats `json:"registries"`
 	// Memory is what the memory budget of the process holds and counted.
 	Memory budget.Stats `json:"memory"`
+	// Backends are what each backend used, and how often a request went
+	// on from it to another (see failover), since the process started.
+	Backends map[string]BackendStats `json:"backends,omitempty"`
+}
+
+// BackendStats is what one backend used, as its answers' usage counts,
+// and how many requests went on from it to another backend.
+type BackendStats struct {
+	Tokens    Tokens `json:"tokens"`
+	Failovers int64  `json:"failovers"`
+}
+
+// Tokens counts tokens by type.
+type Tokens struct {
+	Input         int64 `json:"input"`
+	Output        int64 `json:"output"`
+	CacheRead     int64 `json:"cache_read"`
+	CacheCreation int64 `json:"cache_creation"`
 }
 
 // RegistryStats is what the endpoint reports of one registry.

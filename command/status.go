@@ -38,6 +38,9 @@ type statusReport struct {
 	// Memory is its "memory" member, the memory budget of the process;
 	// absent from a Caddy built before the budget.
 	Memory json.RawMessage `json:"memory,omitempty"`
+	// Backends is its "backends" member: what each backend used, and how
+	// often a request went on from it.
+	Backends map[string]adminapi.BackendStats `json:"backends,omitempty"`
 }
 
 // handlerStatus is one llm_thinking handler and its route.
@@ -93,13 +96,14 @@ func status(out io.Writer, a admin, asJSON bool) error {
 		return err
 	}
 	var stats struct {
-		Registries json.RawMessage `json:"registries"`
-		Memory     json.RawMessage `json:"memory"`
+		Registries json.RawMessage                  `json:"registries"`
+		Memory     json.RawMessage                  `json:"memory"`
+		Backends   map[string]adminapi.BackendStats `json:"backends"`
 	}
 	if err := json.Unmarshal(body, &stats); err != nil {
 		return fmt.Errorf("decoding %s: %w", adminapi.StatsPath, err)
 	}
-	report := statusReport{Handlers: []handlerStatus{}, Registries: stats.Registries, Memory: stats.Memory}
+	report := statusReport{Handlers: []handlerStatus{}, Registries: stats.Registries, Memory: stats.Memory, Backends: stats.Backends}
 	for _, r := range routes(config, configRoot, false) {
 		report.Handlers = append(report.Handlers, statusOf(r))
 	}
@@ -122,7 +126,26 @@ func status(out io.Writer, a admin, asJSON bool) error {
 			return fmt.Errorf("decoding %s: %w", adminapi.StatsPath, err)
 		}
 	}
-	return printStatus(out, report.Handlers, registries, memory)
+	if err := printStatus(out, report.Handlers, registries, memory); err != nil {
+		return err
+	}
+	return printBackends(out, stats.Backends)
+}
+
+// printBackends prints what each backend used and how often a request went
+// on from it, when any backend answered.
+func printBackends(out io.Writer, backends map[string]adminapi.BackendStats) error {
+	if len(backends) == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "BACKEND	INPUT TOKENS	OUTPUT TOKENS	CACHE READ	CACHE CREATION	FAILED OVER")
+	for _, name := range slices.Sorted(maps.Keys(backends)) {
+		b := backends[name]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\n", name, b.Tokens.Input, b.Tokens.Output, b.Tokens.CacheRead, b.Tokens.CacheCreation, b.Failovers)
+	}
+	return tw.Flush()
 }
 
 // statusOf reports the route's handler.

@@ -3,6 +3,7 @@ package streaming
 import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/answer/events"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 )
 
 // Bounds on what one response can make an SSE hold. Past any of them the
@@ -60,6 +61,9 @@ func (s *SSE) event(data []byte) {
 		}
 	case events.MessageStart:
 		s.model = appendModel(s.model[:0], ev.Message, "")
+		s.usage.read(jsonscan.Value(ev.Message).Get("usage"))
+	case events.MessageDelta:
+		s.usage.read(ev.Usage)
 	case events.MessageStop:
 		s.report()
 	case events.Error:

@@ -12,16 +12,21 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 )
 
-// MessageBlocks returns the thinking and redacted_thinking blocks of the
-// top-level "content" array of a whole JSON message body, decoded already,
-// with their keys, in content order, and the model the message names (""
-// for none). Blocks of other types are skipped. It fails when the body is
-// not valid JSON or is not a message object.
-func MessageBlocks(body []byte) ([]block.Observed, string, error) {
+// Message is what a whole JSON answer says: its thinking and
+// redacted_thinking blocks with their keys, in content order, the model it
+// names ("" when none) and its usage.
+type Message struct {
+	Blocks []block.Observed
+	Model  string
+	Usage  Usage
+}
+
+// ReadMessage reads a whole JSON Messages answer.
+func ReadMessage(body []byte) (Message, error) {
 	if !jsonscan.Valid(body) {
-		return nil, "", errors.New("streaming: response body is not valid JSON")
+		return Message{}, errors.New("streaming: response body is not valid JSON")
 	}
-	var typ, content []byte
+	var typ, content, usage []byte
 	var buf [32]byte
 	it := members(body)
 	for k, v, ok := it.Item(); ok; k, v, ok = it.Item() {
@@ -30,14 +35,18 @@ func MessageBlocks(body []byte) ([]block.Observed, string, error) {
 			typ = v
 		case "content":
 			content = v
+		case "usage":
+			usage = v
 		}
 	}
 	if it.Err() != nil || string(jsonscan.Name(typ, &buf)) != "message" {
-		return nil, "", errors.New("streaming: response body is not a message object")
+		return Message{}, errors.New("streaming: response body is not a message object")
 	}
-	model := string(appendModel(nil, body, ""))
-	blocks, err := contentBlocks(content)
-	return blocks, model, err
+	m := Message{Model: string(appendModel(nil, body, ""))}
+	m.Usage.read(usage)
+	var err error
+	m.Blocks, err = contentBlocks(content)
+	return m, err
 }
 
 // Decompressor returns a reader of body with its Content-Encoding ("" /

@@ -10,7 +10,7 @@ import (
 
 // JSON observes a non-streaming Messages response as the handler does:
 // it holds the body, up to limit bytes, and reads its blocks with
-// Decompressor and MessageBlocks once it is whole. The tests drive the
+// Decompressor and ReadMessage once it is whole. The tests drive the
 // production functions through it.
 type JSON struct {
 	limit    int64
@@ -53,7 +53,8 @@ func (j *JSON) Blocks() ([]block.Observed, error) {
 	if err != nil {
 		return nil, err
 	}
-	blocks, model, err := MessageBlocks(body)
+	m, err := ReadMessage(body)
+	blocks, model := m.Blocks, m.Model
 	j.model = model
 	return blocks, err
 }

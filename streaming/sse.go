@@ -22,6 +22,7 @@ type SSE struct {
 	finished []block.Observed
 	scratch  []byte
 	model    []byte // as message_start names it
+	usage    Usage  // as message_start and message_delta count it
 }
 
 // NewSSE returns an observer that calls complete exactly once, with every
@@ -71,6 +72,10 @@ func (s *SSE) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// Usage returns the tokens the response's usage counts: message_start's,
+// and the cumulative counts of message_delta over them.
+func (s *SSE) Usage() Usage { return s.usage }
 
 // Model returns the model the response's message_start names, or "" when
 // none was read (yet).

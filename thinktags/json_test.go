@@ -92,7 +92,8 @@ func TestRewriteJSON(t *testing.T) {
 // block the key RewriteJSON reported.
 func checkJSONKeys(t *testing.T, body []byte, synthesized []Block) {
 	t.Helper()
-	seen, _, err := streaming.MessageBlocks(body)
+	m, err := streaming.ReadMessage(body)
+	seen := m.Blocks
 	if err != nil {
 		t.Fatal(err)
 	}
