@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
 // tools writes the client tools as function declarations, each schema as
@@ -75,7 +76,7 @@ func (w *requestWriter) toolConfig(tc jsonscan.Value) {
 // generationConfig writes what the generation config takes of the
 // request: max_tokens (capped by the option, and to MaxOutputTokens),
 // temperature, top_p, top_k, stop_sequences and the thinking config.
-func (w *requestWriter) generationConfig(r requestMembers, upstream string) {
+func (w *requestWriter) generationConfig(r *messagesapi.Request, upstream string) {
 	n := 0
 	field := func(name string) {
 		if n == 0 {
@@ -86,28 +87,24 @@ func (w *requestWriter) generationConfig(r requestMembers, upstream string) {
 		n++
 		w.Raw(`"` + name + `":`)
 	}
-	if v := r.maxTokens; v.Kind() == jsonscan.Number {
-		n := v.Int()
-		if c := int64(w.opts.MaxTokens); c > 0 && (n <= 0 || n > c) {
-			n = c
-		}
+	if r.MaxTokens.Kind() == jsonscan.Number {
 		field("maxOutputTokens")
-		w.Raw(strconv.FormatInt(min(max(n, 1), MaxOutputTokens), 10))
+		w.Raw(strconv.FormatInt(min(max(r.CappedMaxTokens(w.opts.MaxTokens), 1), MaxOutputTokens), 10))
 	}
 	for _, f := range []struct {
 		name string
 		v    jsonscan.Value
-	}{{"temperature", r.temperature}, {"topP", r.topP}, {"topK", r.topK}} {
+	}{{"temperature", r.Temperature}, {"topP", r.TopP}, {"topK", r.TopK}} {
 		if f.v.Kind() == jsonscan.Number {
 			field(f.name)
 			w.RawBytes(f.v)
 		}
 	}
-	if v := r.stopSequences; v.Kind() == jsonscan.Array && v.Len() > 0 {
+	if v := r.StopSequences; v.Kind() == jsonscan.Array && v.Len() > 0 {
 		field("stopSequences")
 		w.RawBytes(v)
 	}
-	if cfg := thinkingConfig(r.thinking, r.outputConfig, w.byLevel, upstream); cfg != "" {
+	if cfg := thinkingConfig(r.Thinking, r.OutputConfig, w.byLevel, upstream); cfg != "" {
 		field("thinkingConfig")
 		w.Raw(cfg)
 	}
