@@ -55,15 +55,9 @@ func (w *requestWriter) toolName(lit jsonscan.Value) {
 }
 
 // tools writes the client tools as functions, and returns how many.
-// Server tools (web search and the like, which have a type and no
-// input_schema) have no chat-completions form and are left out.
 func (w *requestWriter) tools(tools jsonscan.Value) int {
 	n := 0
-	for t := range tools.Elements() {
-		schema := t.Get("input_schema")
-		if schema.Kind() != jsonscan.Object {
-			continue
-		}
+	for t := range messagesapi.ClientTools(tools) {
 		if n == 0 {
 			w.Raw(`,"tools":[`)
 		} else {
@@ -71,13 +65,13 @@ func (w *requestWriter) tools(tools jsonscan.Value) int {
 		}
 		n++
 		w.Raw(`{"type":"function","function":{"name":`)
-		w.toolName(t.Get("name"))
-		if d := t.Get("description"); d.Kind() == jsonscan.String {
+		w.toolName(t.Name)
+		if t.Description.Exists() {
 			w.Raw(`,"description":`)
-			w.Str(d)
+			w.Str(t.Description)
 		}
 		w.Raw(`,"parameters":`)
-		w.RawBytes(schema)
+		w.RawBytes(t.InputSchema)
 		w.Raw("}}")
 	}
 	if n > 0 {
@@ -91,24 +85,23 @@ func (w *requestWriter) tools(tools jsonscan.Value) int {
 // it writes neither: OpenAI refuses both then ("'tool_choice' is only
 // allowed when 'tools' are specified"), and with no tool to call, none is
 // what the client asked for anyway.
-func (w *requestWriter) toolChoice(tc jsonscan.Value, tools int) {
-	if tc.Kind() != jsonscan.Object || tools == 0 {
+func (w *requestWriter) toolChoice(tc messagesapi.ToolChoice, tools int) {
+	if tools == 0 {
 		return
 	}
-	var name [32]byte
-	switch string(tc.Get("type").Name(&name)) {
-	case "auto":
+	switch tc.Type {
+	case messagesapi.ChoiceAuto:
 		w.Raw(`,"tool_choice":"auto"`)
-	case "any":
+	case messagesapi.ChoiceAny:
 		w.Raw(`,"tool_choice":"required"`)
-	case "none":
+	case messagesapi.ChoiceNone:
 		w.Raw(`,"tool_choice":"none"`)
-	case "tool":
+	case messagesapi.ChoiceTool:
 		w.Raw(`,"tool_choice":{"type":"function","function":{"name":`)
-		w.toolName(tc.Get("name"))
+		w.toolName(tc.Name)
 		w.Raw("}}")
 	}
-	if tc.Get("disable_parallel_tool_use").Bool() {
+	if tc.DisableParallelToolUse {
 		w.Raw(`,"parallel_tool_calls":false`)
 	}
 }

@@ -10,15 +10,9 @@ import (
 
 // tools writes the client tools as function declarations, each schema as
 // parametersJsonSchema without $schema (Gemini takes JSON Schema there).
-// Server tools (web search and the like, which have no input_schema) have
-// no Gemini form and are left out.
 func (w *requestWriter) tools(tools jsonscan.Value) {
 	n := 0
-	for t := range tools.Elements() {
-		schema := t.Get("input_schema")
-		if schema.Kind() != jsonscan.Object {
-			continue
-		}
+	for t := range messagesapi.ClientTools(tools) {
 		if n == 0 {
 			w.Raw(`,"tools":[{"functionDeclarations":[`)
 		} else {
@@ -26,14 +20,14 @@ func (w *requestWriter) tools(tools jsonscan.Value) {
 		}
 		n++
 		w.Raw(`{"name":`)
-		w.Str(t.Get("name"))
-		if d := t.Get("description"); d.Kind() == jsonscan.String {
+		w.Str(t.Name)
+		if t.Description.Exists() {
 			w.Raw(`,"description":`)
-			w.Str(d)
+			w.Str(t.Description)
 		}
 		w.Raw(`,"parametersJsonSchema":{`)
 		first := true
-		for name, v := range schema.Members() {
+		for name, v := range t.InputSchema.Members() {
 			if name == "$schema" {
 				continue
 			}
@@ -54,21 +48,17 @@ func (w *requestWriter) tools(tools jsonscan.Value) {
 
 // toolConfig writes the function calling mode tool_choice asks for: auto,
 // any (a call is forced), a named tool (forced, and only it), or none.
-func (w *requestWriter) toolConfig(tc jsonscan.Value) {
-	if tc.Kind() != jsonscan.Object {
-		return
-	}
-	var name [32]byte
-	switch string(tc.Get("type").Name(&name)) {
-	case "auto":
+func (w *requestWriter) toolConfig(tc messagesapi.ToolChoice) {
+	switch tc.Type {
+	case messagesapi.ChoiceAuto:
 		w.Raw(`,"toolConfig":{"functionCallingConfig":{"mode":"AUTO"}}`)
-	case "any":
+	case messagesapi.ChoiceAny:
 		w.Raw(`,"toolConfig":{"functionCallingConfig":{"mode":"ANY"}}`)
-	case "none":
+	case messagesapi.ChoiceNone:
 		w.Raw(`,"toolConfig":{"functionCallingConfig":{"mode":"NONE"}}`)
-	case "tool":
+	case messagesapi.ChoiceTool:
 		w.Raw(`,"toolConfig":{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":[`)
-		w.Str(tc.Get("name"))
+		w.Str(tc.Name)
 		w.Raw("]}}")
 	}
 }

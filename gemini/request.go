@@ -53,7 +53,7 @@ func (w *requestWriter) request(r *messagesapi.Request, size int, upstream strin
 		w.Raw(`"}]}`)
 	}
 	w.tools(r.Tools)
-	w.toolConfig(r.ToolChoice)
+	w.toolConfig(messagesapi.ReadToolChoice(r.ToolChoice))
 	w.generationConfig(r, upstream)
 	w.Raw("}")
 	return w.Out, nil

@@ -52,7 +52,7 @@ func (w *requestWriter) request(r *messagesapi.Request, size int, upstream strin
 		w.Raw(`"`)
 	}
 	w.tools(r.Tools)
-	w.toolChoice(r.ToolChoice)
+	w.toolChoice(messagesapi.ReadToolChoice(r.ToolChoice))
 	w.maxOutputTokens(r.CappedMaxTokens(w.opts.MaxTokens))
 	w.reasoning(r.Thinking, r.OutputConfig)
 	w.textFormat(r.OutputConfig)
