@@ -20,7 +20,7 @@ type Translated struct {
 	// refuses names over 64 characters) back to the client's; nil when
 	// none was.
 	ToolNames map[string]string
-	// InputTokens estimates the input (see messagesapi.EstimateTokens).
+	// InputTokens estimates the input (see messagesapi.Estimate).
 	InputTokens int
 }
 
