@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"strconv"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonout"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
@@ -56,14 +57,9 @@ func (w *requestWriter) toolName(lit jsonscan.Value) {
 
 // tools writes the client tools as functions, and returns how many.
 func (w *requestWriter) tools(tools jsonscan.Value) int {
-	n := 0
+	list := jsonout.List{Open: `,"tools":[`, Close: "]"}
 	for t := range messagesapi.ClientTools(tools) {
-		if n == 0 {
-			w.Raw(`,"tools":[`)
-		} else {
-			w.Raw(",")
-		}
-		n++
+		w.Next(&list)
 		w.Raw(`{"type":"function","function":{"name":`)
 		w.toolName(t.Name)
 		if t.Description.Exists() {
@@ -74,10 +70,8 @@ func (w *requestWriter) tools(tools jsonscan.Value) int {
 		w.RawBytes(t.InputSchema)
 		w.Raw("}}")
 	}
-	if n > 0 {
-		w.Raw("]")
-	}
-	return n
+	w.End(&list)
+	return list.Len()
 }
 
 // toolChoice writes tool_choice: auto, any (required), a named tool, or

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonout"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
@@ -11,14 +12,9 @@ import (
 // tools writes the client tools as function declarations, each schema as
 // parametersJsonSchema without $schema (Gemini takes JSON Schema there).
 func (w *requestWriter) tools(tools jsonscan.Value) {
-	n := 0
+	list := jsonout.List{Open: `,"tools":[{"functionDeclarations":[`, Close: "]}]"}
 	for t := range messagesapi.ClientTools(tools) {
-		if n == 0 {
-			w.Raw(`,"tools":[{"functionDeclarations":[`)
-		} else {
-			w.Raw(",")
-		}
-		n++
+		w.Next(&list)
 		w.Raw(`{"name":`)
 		w.Str(t.Name)
 		if t.Description.Exists() {
@@ -41,9 +37,7 @@ func (w *requestWriter) tools(tools jsonscan.Value) {
 		}
 		w.Raw("}}")
 	}
-	if n > 0 {
-		w.Raw("]}]")
-	}
+	w.End(&list)
 }
 
 // toolConfig writes the function calling mode tool_choice asks for: auto,
@@ -67,14 +61,9 @@ func (w *requestWriter) toolConfig(tc messagesapi.ToolChoice) {
 // request: max_tokens (capped by the option, and to MaxOutputTokens),
 // temperature, top_p, top_k, stop_sequences and the thinking config.
 func (w *requestWriter) generationConfig(r *messagesapi.Request, upstream string) {
-	n := 0
+	cfg := jsonout.List{Open: `,"generationConfig":{`, Close: "}"}
 	field := func(name string) {
-		if n == 0 {
-			w.Raw(`,"generationConfig":{`)
-		} else {
-			w.Raw(",")
-		}
-		n++
+		w.Next(&cfg)
 		w.Raw(`"` + name + `":`)
 	}
 	if r.MaxTokens.Kind() == jsonscan.Number {
@@ -94,13 +83,11 @@ func (w *requestWriter) generationConfig(r *messagesapi.Request, upstream string
 		field("stopSequences")
 		w.RawBytes(v)
 	}
-	if cfg := thinkingConfig(r.Thinking, r.OutputConfig, w.byLevel, upstream); cfg != "" {
+	if thinking := thinkingConfig(r.Thinking, r.OutputConfig, w.byLevel, upstream); thinking != "" {
 		field("thinkingConfig")
-		w.Raw(cfg)
+		w.Raw(thinking)
 	}
-	if n > 0 {
-		w.Raw("}")
-	}
+	w.End(&cfg)
 }
 
 // thinkingConfig returns the thinkingConfig a request's thinking config

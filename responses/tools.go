@@ -1,6 +1,7 @@
 package responses
 
 import (
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonout"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
@@ -8,14 +9,9 @@ import (
 // tools writes the client tools as function tools, strict off, each schema
 // as given.
 func (w *requestWriter) tools(tools jsonscan.Value) {
-	n := 0
+	list := jsonout.List{Open: `,"tools":[`, Close: "]"}
 	for t := range messagesapi.ClientTools(tools) {
-		if n == 0 {
-			w.Raw(`,"tools":[`)
-		} else {
-			w.Raw(",")
-		}
-		n++
+		w.Next(&list)
 		w.Raw(`{"type":"function","name":`)
 		w.Str(t.Name)
 		if t.Description.Exists() {
@@ -26,9 +22,7 @@ func (w *requestWriter) tools(tools jsonscan.Value) {
 		w.RawBytes(t.InputSchema)
 		w.Raw(`,"strict":false}`)
 	}
-	if n > 0 {
-		w.Raw("]")
-	}
+	w.End(&list)
 }
 
 // toolChoice writes tool_choice: auto, required (any), a named function,
