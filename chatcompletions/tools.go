@@ -55,7 +55,8 @@ func (w *requestWriter) toolName(lit jsonscan.Value) {
 	w.Str(lit)
 }
 
-// tools writes the client tools as functions, and returns how many.
+// tools writes the client tools as functions, and returns how many;
+// server tools have no chat-completions form (see messagesapi.ClientTools).
 func (w *requestWriter) tools(tools jsonscan.Value) int {
 	list := jsonout.List{Open: `,"tools":[`, Close: "]"}
 	for t := range messagesapi.ClientTools(tools) {

@@ -10,7 +10,8 @@ import (
 )
 
 // tools writes the client tools as function declarations, each schema as
-// parametersJsonSchema without $schema (Gemini takes JSON Schema there).
+// parametersJsonSchema without $schema (Gemini takes JSON Schema there);
+// server tools have no Gemini form (see messagesapi.ClientTools).
 func (w *requestWriter) tools(tools jsonscan.Value) {
 	list := jsonout.List{Open: `,"tools":[{"functionDeclarations":[`, Close: "]}]"}
 	for t := range messagesapi.ClientTools(tools) {

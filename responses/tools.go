@@ -7,7 +7,7 @@ import (
 )
 
 // tools writes the client tools as function tools, strict off, each schema
-// as given.
+// as given; server tools have no form here (see messagesapi.ClientTools).
 func (w *requestWriter) tools(tools jsonscan.Value) {
 	list := jsonout.List{Open: `,"tools":[`, Close: "]"}
 	for t := range messagesapi.ClientTools(tools) {
