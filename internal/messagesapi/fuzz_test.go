@@ -3,7 +3,6 @@ package messagesapi
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
@@ -14,11 +13,8 @@ import (
 // array, and reads every member, every client tool and tool_choice as
 // encoding/json finds them (the last of a name given twice).
 func FuzzReadRequest(f *testing.F) {
-	capture, err := os.ReadFile("../../testdata/claude-code-2.1.328/capture-6-interactive-title-side-request.json")
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(capture)
+	f.Add([]byte(`{"model":"claude-opus-4-6","max_tokens":32000,"stream":true,"system":[{"type":"text","text":"x"}],"thinking":{"type":"adaptive"},` +
+		`"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}],"tools":[{"name":"Bash","input_schema":{"type":"object"}}]}`))
 	f.Add([]byte(`{"messages":[],"tools":[{"name":"a","description":1,"input_schema":{}},{"type":"web_search"},3],"tool_choice":{"type":"tool","name":"a","disable_parallel_tool_use":true}}`))
 	f.Add([]byte(`{"m\u0065ssages":[] ,"messages":{},"tool_choice":{"type":"\u0061ny","type":"none"}}`))
 	f.Add([]byte(`{"messages":[{}],"tools":{},"tool_choice":{"type":"any","name":"a"},"model":null,"model":"m"}`))

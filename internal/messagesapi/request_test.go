@@ -3,6 +3,8 @@ package messagesapi
 import (
 	"errors"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
@@ -126,32 +128,33 @@ func TestCappedMaxTokens(t *testing.T) {
 		{`"100"`, 0, 0},
 		{`100.9`, 0, 100},
 	} {
-		body := `{"messages":[]}`
-		if tc.maxTokens != "" {
-			body = `{"messages":[],"max_tokens":` + tc.maxTokens + `}`
-		}
-		r, err := ReadRequest([]byte(body), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := Request{MaxTokens: jsonscan.Value(tc.maxTokens)}
 		if got := r.CappedMaxTokens(tc.limit); got != tc.want {
 			t.Errorf("max_tokens %s capped at %d: %d, want %d", tc.maxTokens, tc.limit, got, tc.want)
 		}
 	}
 }
 
-// BenchmarkReadRequest: the members of a Claude Code request with its
-// tools and history, as every translation reads them first.
+// BenchmarkReadRequest: the members of each Claude Code request of the
+// captures, as every translation reads them first.
 func BenchmarkReadRequest(b *testing.B) {
-	body, err := os.ReadFile("../../testdata/claude-code-2.1.328/capture-4-continue-model-switch-opus-4-6.json")
-	if err != nil {
-		b.Fatal(err)
+	paths, err := filepath.Glob("../../testdata/claude-code-2.1.328/capture-[0-9]-*.json")
+	if err != nil || len(paths) == 0 {
+		b.Fatal(paths, err)
 	}
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := ReadRequest(body, nil); err != nil {
+	for _, path := range paths {
+		body, err := os.ReadFile(path)
+		if err != nil {
 			b.Fatal(err)
 		}
+		b.Run(strings.TrimSuffix(filepath.Base(path), ".json"), func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ReadRequest(body, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
