@@ -11,7 +11,8 @@ var ErrNotMessages = errors.New("not a Messages request: want a JSON object with
 
 // Request is a Messages request as the translations into other APIs read
 // it: its top-level members, each a slice of the body, absent when the
-// body has none.
+// body has none. Each field is the member named alike (ToolChoice is
+// tool_choice, OutputConfig output_config).
 type Request struct {
 	Model, Stream, Messages, System, Tools, ToolChoice, MaxTokens, Temperature,
 	TopP, TopK, StopSequences, Metadata, Thinking, OutputConfig jsonscan.Value
@@ -24,8 +25,8 @@ var requestMembers = []string{"model", "stream", "messages", "system", "tools", 
 // ReadRequest reads the members of a Messages request body in one walk
 // over it: messages is by far the largest, and is passed over once. A
 // body that is not a JSON object with a messages array is
-// ErrNotMessages. A request without a thinking config gets thinkingOff,
-// when it is one: the config llm_thinking took out of the body only for
+// ErrNotMessages. A request without a thinking config gets thinkingOff
+// when that is JSON: the config llm_thinking took out of the body only for
 // the Messages API's rule on tool loops (see handoff.With), so that the
 // request thinks as the client said.
 func ReadRequest(body, thinkingOff []byte) (Request, error) {
