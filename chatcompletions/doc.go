@@ -7,7 +7,7 @@
 // chat-completions body), the answer translation (TranslateAnswer for a JSON
 // answer, Stream and Reader for an event stream), the error envelope
 // (ErrorBody, ErrorEvent) and the token estimate that stands in for
-// count_tokens (messagesapi.EstimateTokens). Reasoning a server answers with, in
+// count_tokens (messagesapi.Estimate). Reasoning a server answers with, in
 // reasoning_content, reasoning, reasoning_details or <think> tags, becomes
 // one thinking block signed with block.ReasoningPrefix, or, for the parts of
 // reasoning_details, sealed in an envelope (see details.go); on the way back

@@ -160,7 +160,7 @@ type AnswerOptions struct {
 	// other.
 	NoTags bool
 	// InputTokens stands in for the input usage when the server reports
-	// none (an estimate, see messagesapi.EstimateTokens).
+	// none (an estimate, see messagesapi.Estimate).
 	InputTokens int
 	// Sign mints the signature of the thinking block made from the
 	// reasoning; it must not be nil (see DefaultSign).

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"strconv"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonout"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
@@ -54,36 +55,24 @@ func (w *requestWriter) toolName(lit jsonscan.Value) {
 	w.Str(lit)
 }
 
-// tools writes the client tools as functions, and returns how many.
-// Server tools (web search and the like, which have a type and no
-// input_schema) have no chat-completions form and are left out.
+// tools writes the client tools as functions, and returns how many;
+// server tools have no chat-completions form (see messagesapi.ClientTools).
 func (w *requestWriter) tools(tools jsonscan.Value) int {
-	n := 0
-	for t := range tools.Elements() {
-		schema := t.Get("input_schema")
-		if schema.Kind() != jsonscan.Object {
-			continue
-		}
-		if n == 0 {
-			w.Raw(`,"tools":[`)
-		} else {
-			w.Raw(",")
-		}
-		n++
+	list := jsonout.List{Open: `,"tools":[`, Close: "]"}
+	for t := range messagesapi.ClientTools(tools) {
+		w.Next(&list)
 		w.Raw(`{"type":"function","function":{"name":`)
-		w.toolName(t.Get("name"))
-		if d := t.Get("description"); d.Kind() == jsonscan.String {
+		w.toolName(t.Name)
+		if t.Description.Exists() {
 			w.Raw(`,"description":`)
-			w.Str(d)
+			w.Str(t.Description)
 		}
 		w.Raw(`,"parameters":`)
-		w.RawBytes(schema)
+		w.RawBytes(t.InputSchema)
 		w.Raw("}}")
 	}
-	if n > 0 {
-		w.Raw("]")
-	}
-	return n
+	w.End(&list)
+	return list.Len()
 }
 
 // toolChoice writes tool_choice: auto, any (required), a named tool, or
@@ -91,24 +80,23 @@ func (w *requestWriter) tools(tools jsonscan.Value) int {
 // it writes neither: OpenAI refuses both then ("'tool_choice' is only
 // allowed when 'tools' are specified"), and with no tool to call, none is
 // what the client asked for anyway.
-func (w *requestWriter) toolChoice(tc jsonscan.Value, tools int) {
-	if tc.Kind() != jsonscan.Object || tools == 0 {
+func (w *requestWriter) toolChoice(tc messagesapi.ToolChoice, tools int) {
+	if tools == 0 {
 		return
 	}
-	var name [32]byte
-	switch string(tc.Get("type").Name(&name)) {
-	case "auto":
+	switch tc.Type {
+	case messagesapi.ChoiceAuto:
 		w.Raw(`,"tool_choice":"auto"`)
-	case "any":
+	case messagesapi.ChoiceAny:
 		w.Raw(`,"tool_choice":"required"`)
-	case "none":
+	case messagesapi.ChoiceNone:
 		w.Raw(`,"tool_choice":"none"`)
-	case "tool":
+	case messagesapi.ChoiceTool:
 		w.Raw(`,"tool_choice":{"type":"function","function":{"name":`)
-		w.toolName(tc.Get("name"))
+		w.toolName(tc.Name)
 		w.Raw("}}")
 	}
-	if tc.Get("disable_parallel_tool_use").Bool() {
+	if tc.DisableParallelToolUse {
 		w.Raw(`,"parallel_tool_calls":false`)
 	}
 }

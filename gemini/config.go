@@ -4,35 +4,27 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonout"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
 // tools writes the client tools as function declarations, each schema as
-// parametersJsonSchema without $schema (Gemini takes JSON Schema there).
-// Server tools (web search and the like, which have no input_schema) have
-// no Gemini form and are left out.
+// parametersJsonSchema without $schema (Gemini takes JSON Schema there);
+// server tools have no Gemini form (see messagesapi.ClientTools).
 func (w *requestWriter) tools(tools jsonscan.Value) {
-	n := 0
-	for t := range tools.Elements() {
-		schema := t.Get("input_schema")
-		if schema.Kind() != jsonscan.Object {
-			continue
-		}
-		if n == 0 {
-			w.Raw(`,"tools":[{"functionDeclarations":[`)
-		} else {
-			w.Raw(",")
-		}
-		n++
+	list := jsonout.List{Open: `,"tools":[{"functionDeclarations":[`, Close: "]}]"}
+	for t := range messagesapi.ClientTools(tools) {
+		w.Next(&list)
 		w.Raw(`{"name":`)
-		w.Str(t.Get("name"))
-		if d := t.Get("description"); d.Kind() == jsonscan.String {
+		w.Str(t.Name)
+		if t.Description.Exists() {
 			w.Raw(`,"description":`)
-			w.Str(d)
+			w.Str(t.Description)
 		}
 		w.Raw(`,"parametersJsonSchema":{`)
 		first := true
-		for name, v := range schema.Members() {
+		for name, v := range t.InputSchema.Members() {
 			if name == "$schema" {
 				continue
 			}
@@ -46,28 +38,22 @@ func (w *requestWriter) tools(tools jsonscan.Value) {
 		}
 		w.Raw("}}")
 	}
-	if n > 0 {
-		w.Raw("]}]")
-	}
+	w.End(&list)
 }
 
 // toolConfig writes the function calling mode tool_choice asks for: auto,
 // any (a call is forced), a named tool (forced, and only it), or none.
-func (w *requestWriter) toolConfig(tc jsonscan.Value) {
-	if tc.Kind() != jsonscan.Object {
-		return
-	}
-	var name [32]byte
-	switch string(tc.Get("type").Name(&name)) {
-	case "auto":
+func (w *requestWriter) toolConfig(tc messagesapi.ToolChoice) {
+	switch tc.Type {
+	case messagesapi.ChoiceAuto:
 		w.Raw(`,"toolConfig":{"functionCallingConfig":{"mode":"AUTO"}}`)
-	case "any":
+	case messagesapi.ChoiceAny:
 		w.Raw(`,"toolConfig":{"functionCallingConfig":{"mode":"ANY"}}`)
-	case "none":
+	case messagesapi.ChoiceNone:
 		w.Raw(`,"toolConfig":{"functionCallingConfig":{"mode":"NONE"}}`)
-	case "tool":
+	case messagesapi.ChoiceTool:
 		w.Raw(`,"toolConfig":{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":[`)
-		w.Str(tc.Get("name"))
+		w.Str(tc.Name)
 		w.Raw("]}}")
 	}
 }
@@ -75,45 +61,34 @@ func (w *requestWriter) toolConfig(tc jsonscan.Value) {
 // generationConfig writes what the generation config takes of the
 // request: max_tokens (capped by the option, and to MaxOutputTokens),
 // temperature, top_p, top_k, stop_sequences and the thinking config.
-func (w *requestWriter) generationConfig(r requestMembers, upstream string) {
-	n := 0
+func (w *requestWriter) generationConfig(r *messagesapi.Request, upstream string) {
+	cfg := jsonout.List{Open: `,"generationConfig":{`, Close: "}"}
 	field := func(name string) {
-		if n == 0 {
-			w.Raw(`,"generationConfig":{`)
-		} else {
-			w.Raw(",")
-		}
-		n++
+		w.Next(&cfg)
 		w.Raw(`"` + name + `":`)
 	}
-	if v := r.maxTokens; v.Kind() == jsonscan.Number {
-		n := v.Int()
-		if c := int64(w.opts.MaxTokens); c > 0 && (n <= 0 || n > c) {
-			n = c
-		}
+	if r.MaxTokens.Kind() == jsonscan.Number {
 		field("maxOutputTokens")
-		w.Raw(strconv.FormatInt(min(max(n, 1), MaxOutputTokens), 10))
+		w.Raw(strconv.FormatInt(min(max(r.CappedMaxTokens(w.opts.MaxTokens), 1), MaxOutputTokens), 10))
 	}
 	for _, f := range []struct {
 		name string
 		v    jsonscan.Value
-	}{{"temperature", r.temperature}, {"topP", r.topP}, {"topK", r.topK}} {
+	}{{"temperature", r.Temperature}, {"topP", r.TopP}, {"topK", r.TopK}} {
 		if f.v.Kind() == jsonscan.Number {
 			field(f.name)
 			w.RawBytes(f.v)
 		}
 	}
-	if v := r.stopSequences; v.Kind() == jsonscan.Array && v.Len() > 0 {
+	if v := r.StopSequences; v.Kind() == jsonscan.Array && v.Len() > 0 {
 		field("stopSequences")
 		w.RawBytes(v)
 	}
-	if cfg := thinkingConfig(r.thinking, r.outputConfig, w.byLevel, upstream); cfg != "" {
+	if thinking := thinkingConfig(r.Thinking, r.OutputConfig, w.byLevel, upstream); thinking != "" {
 		field("thinkingConfig")
-		w.Raw(cfg)
+		w.Raw(thinking)
 	}
-	if n > 0 {
-		w.Raw("}")
-	}
+	w.End(&cfg)
 }
 
 // thinkingConfig returns the thinkingConfig a request's thinking config

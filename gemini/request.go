@@ -1,7 +1,7 @@
 package gemini
 
 import (
-	"errors"
+	"cmp"
 	"strings"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonout"
@@ -9,25 +9,6 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/toolcall"
 )
-
-// ErrNotMessages says a request body is not a Messages request.
-var ErrNotMessages = errors.New("not a Messages request: want a JSON object with a messages array")
-
-// requestMembers are the top-level members of a Messages request that the
-// translation reads, read in one walk over it.
-type requestMembers struct {
-	model, stream, messages, system, tools, toolChoice, maxTokens, temperature,
-	topP, topK, stopSequences, thinking, outputConfig jsonscan.Value
-}
-
-var memberNames = []string{"model", "stream", "messages", "system", "tools", "tool_choice", "max_tokens", "temperature",
-	"top_p", "top_k", "stop_sequences", "thinking", "output_config"}
-
-func readMembers(root jsonscan.Value) requestMembers {
-	var v [13]jsonscan.Value
-	root.Pick(memberNames, v[:])
-	return requestMembers{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12]}
-}
 
 // TranslateRequest translates a Messages request body into a Gemini
 // generateContent request: the system prompt and system messages become
@@ -41,47 +22,41 @@ func readMembers(root jsonscan.Value) requestMembers {
 // $schema), tool_choice the function calling mode, and max_tokens,
 // temperature, top_p, top_k, stop_sequences and the thinking config the
 // generation config. No field the Messages API alone defines is forwarded.
-func TranslateRequest(body []byte, opts RequestOptions) (t Translated, err error) {
-	if !jsonscan.Valid(body) {
-		return Translated{}, ErrNotMessages
+// A body that is no Messages request is messagesapi.ErrNotMessages.
+func TranslateRequest(body []byte, opts RequestOptions) (Translated, error) {
+	r, err := messagesapi.ReadRequest(body, opts.ThinkingOff)
+	if err != nil {
+		return Translated{}, err
 	}
-	root := jsonscan.Parse(body)
-	r := readMembers(root)
-	if root.Kind() != jsonscan.Object || r.messages.Kind() != jsonscan.Array {
-		return Translated{}, ErrNotMessages
-	}
-	defer func() {
-		if err != nil {
-			t = Translated{}
-		}
-	}()
-	defer jsonout.Recover(&err)
-	t = Translated{Model: r.model.Str(), Stream: r.stream.Bool(), InputTokens: messagesapi.Estimate(r.system, r.tools, r.messages)}
-	if !r.thinking.Exists() && jsonscan.Valid(opts.ThinkingOff) {
-		r.thinking = jsonscan.Value(opts.ThinkingOff)
-	}
-	t.Upstream = t.Model
-	if opts.Model != "" {
-		t.Upstream = opts.Model
-	}
+	t := Translated{Model: r.Model.Str(), Stream: r.Stream.Bool(), InputTokens: r.InputTokens()}
+	t.Upstream = cmp.Or(opts.Model, t.Model)
 	w := requestWriter{Writer: jsonout.Writer{Grow: opts.Grow, Hold: opts.Hold}, opts: opts, gemini3: thinksByLevel(t.Upstream)}
 	w.byLevel = opts.Thinking == ThinkingLevel || opts.Thinking == ThinkingAuto && w.gemini3
 	w.mediaInResponses = w.byLevel && !strings.HasPrefix(strings.TrimPrefix(t.Upstream, "models/"), "gemma")
-	w.Room(len(body))
+	if t.Body, err = w.request(&r, len(body), t.Upstream); err != nil {
+		return Translated{}, err
+	}
+	return t, nil
+}
+
+// request writes the translation of r, a body of size bytes, for the
+// model upstream.
+func (w *requestWriter) request(r *messagesapi.Request, size int, upstream string) (out []byte, err error) {
+	defer jsonout.Recover(&err)
+	w.Room(size)
 	w.Raw(`{"contents":[`)
-	w.contents(r.messages)
+	w.contents(r.Messages)
 	w.Raw("]")
-	if messagesapi.HasSystem(r.system, r.messages) {
+	if messagesapi.HasSystem(r.System, r.Messages) {
 		w.Raw(`,"systemInstruction":{"parts":[{"text":"`)
-		messagesapi.WriteSystem(&w.Writer, r.system, r.messages)
+		messagesapi.WriteSystem(&w.Writer, r.System, r.Messages)
 		w.Raw(`"}]}`)
 	}
-	w.tools(r.tools)
-	w.toolConfig(r.toolChoice)
-	w.generationConfig(r, t.Upstream)
+	w.tools(r.Tools)
+	w.toolConfig(messagesapi.ReadToolChoice(r.ToolChoice))
+	w.generationConfig(r, upstream)
 	w.Raw("}")
-	t.Body = w.Out
-	return t, nil
+	return w.Out, nil
 }
 
 // thinksByLevel reports whether a model, by its name, takes thinkingLevel

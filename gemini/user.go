@@ -3,6 +3,7 @@ package gemini
 import (
 	"slices"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonout"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
@@ -125,22 +126,15 @@ func (w *requestWriter) response(place int, b jsonscan.Value) {
 	}
 	messagesapi.WriteToolResult(&w.Writer, b)
 	w.Raw(`"}`)
-	n := 0
+	parts := jsonout.List{Open: `,"parts":[`, Close: "]"}
 	for c := range b.Get("content").Elements() {
 		if !w.inResponse(c) {
 			continue
 		}
-		if n == 0 {
-			w.Raw(`,"parts":[`)
-		} else {
-			w.Raw(",")
-		}
-		n++
+		w.Next(&parts)
 		w.media(c)
 	}
-	if n > 0 {
-		w.Raw("]")
-	}
+	w.End(&parts)
 	w.Raw("}}")
 }
 

@@ -1,7 +1,7 @@
 package responses
 
 import (
-	"errors"
+	"cmp"
 	"strconv"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonout"
@@ -9,23 +9,6 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/toolcall"
 )
-
-// ErrNotMessages says a request body is not a Messages request.
-var ErrNotMessages = errors.New("not a Messages request: want a JSON object with a messages array")
-
-// requestMembers are the top-level members of a Messages request that the
-// translation reads, read in one walk over it.
-type requestMembers struct {
-	model, stream, messages, system, tools, toolChoice, maxTokens, thinking, outputConfig jsonscan.Value
-}
-
-var memberNames = []string{"model", "stream", "messages", "system", "tools", "tool_choice", "max_tokens", "thinking", "output_config"}
-
-func readMembers(root jsonscan.Value) requestMembers {
-	var v [9]jsonscan.Value
-	root.Pick(memberNames, v[:])
-	return requestMembers{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]}
-}
 
 // TranslateRequest translates a Messages request body into a Responses
 // request with store false: the system prompt and system messages become
@@ -37,54 +20,48 @@ func readMembers(root jsonscan.Value) requestMembers {
 // fewer than MinOutputTokens), the thinking config reasoning (effort and
 // summary, the encrypted content included), output_config's format
 // text.format. Nothing only the Messages API defines is forwarded, nor
-// temperature or top_p, which reasoning models refuse.
-func TranslateRequest(body []byte, opts RequestOptions) (t Translated, err error) {
-	if !jsonscan.Valid(body) {
-		return Translated{}, ErrNotMessages
+// temperature or top_p, which reasoning models refuse. A body that is no
+// Messages request is messagesapi.ErrNotMessages.
+func TranslateRequest(body []byte, opts RequestOptions) (Translated, error) {
+	r, err := messagesapi.ReadRequest(body, opts.ThinkingOff)
+	if err != nil {
+		return Translated{}, err
 	}
-	root := jsonscan.Parse(body)
-	r := readMembers(root)
-	if root.Kind() != jsonscan.Object || r.messages.Kind() != jsonscan.Array {
-		return Translated{}, ErrNotMessages
-	}
-	defer func() {
-		if err != nil {
-			t = Translated{}
-		}
-	}()
-	defer jsonout.Recover(&err)
-	t = Translated{Model: r.model.Str(), Stream: r.stream.Bool(), InputTokens: messagesapi.Estimate(r.system, r.tools, r.messages)}
-	if !r.thinking.Exists() && jsonscan.Valid(opts.ThinkingOff) {
-		r.thinking = jsonscan.Value(opts.ThinkingOff)
-	}
-	upstream := t.Model
-	if opts.Model != "" {
-		upstream = opts.Model
-	}
+	t := Translated{Model: r.Model.Str(), Stream: r.Stream.Bool(), InputTokens: r.InputTokens()}
+	upstream := cmp.Or(opts.Model, t.Model)
 	w := requestWriter{Writer: jsonout.Writer{Grow: opts.Grow, Hold: opts.Hold}, opts: opts}
-	w.Room(len(body))
+	if t.Body, err = w.request(&r, len(body), upstream); err != nil {
+		return Translated{}, err
+	}
+	return t, nil
+}
+
+// request writes the translation of r, a body of size bytes, for the
+// model upstream.
+func (w *requestWriter) request(r *messagesapi.Request, size int, upstream string) (out []byte, err error) {
+	defer jsonout.Recover(&err)
+	w.Room(size)
 	w.Raw(`{"model":`)
 	w.Quote([]byte(upstream))
 	w.Raw(`,"input":[`)
-	w.input(r.messages)
+	w.input(r.Messages)
 	w.Raw("]")
-	if messagesapi.HasSystem(r.system, r.messages) {
+	if messagesapi.HasSystem(r.System, r.Messages) {
 		w.Raw(`,"instructions":"`)
-		messagesapi.WriteSystem(&w.Writer, r.system, r.messages)
+		messagesapi.WriteSystem(&w.Writer, r.System, r.Messages)
 		w.Raw(`"`)
 	}
-	w.tools(r.tools)
-	w.toolChoice(r.toolChoice)
-	w.maxOutputTokens(r.maxTokens)
-	w.reasoning(r.thinking, r.outputConfig)
-	w.textFormat(r.outputConfig)
+	w.tools(r.Tools)
+	w.toolChoice(messagesapi.ReadToolChoice(r.ToolChoice))
+	w.maxOutputTokens(r.CappedMaxTokens(w.opts.MaxTokens))
+	w.reasoning(r.Thinking, r.OutputConfig)
+	w.textFormat(r.OutputConfig)
 	w.Raw(`,"store":false`)
-	if t.Stream {
+	if r.Stream.Bool() {
 		w.Raw(`,"stream":true`)
 	}
 	w.Raw("}")
-	t.Body = w.Out
-	return t, nil
+	return w.Out, nil
 }
 
 // requestWriter writes a Responses request.
@@ -133,15 +110,11 @@ func (w *requestWriter) next() {
 // value >= 16, but got 1 instead.").
 const MinOutputTokens = 16
 
-// maxOutputTokens writes max_tokens as max_output_tokens, capped, and
+// maxOutputTokens writes max_tokens, n as capped, as max_output_tokens,
 // raised to the API's least: Claude Code asks for max_tokens 1 to check
 // its quota, warm up and test a key, which the Messages API takes and the
 // Responses API refuses.
-func (w *requestWriter) maxOutputTokens(v jsonscan.Value) {
-	n := v.Int()
-	if c := int64(w.opts.MaxTokens); c > 0 && (n <= 0 || n > c) {
-		n = c
-	}
+func (w *requestWriter) maxOutputTokens(n int64) {
 	if n > 0 {
 		n = max(n, MinOutputTokens)
 		w.Raw(`,"max_output_tokens":`)

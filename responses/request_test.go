@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/envelope"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
 // assistantTurn returns the content the client keeps of the streamed answer.
@@ -139,7 +140,7 @@ func TestRequestFields(t *testing.T) {
 			}
 		}
 	}
-	if _, err := TranslateRequest([]byte(`{"model":"m"}`), RequestOptions{}); err != ErrNotMessages {
+	if _, err := TranslateRequest([]byte(`{"model":"m"}`), RequestOptions{}); err != messagesapi.ErrNotMessages {
 		t.Errorf("no messages: %v", err)
 	}
 }

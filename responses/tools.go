@@ -1,58 +1,46 @@
 package responses
 
-import "github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+import (
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonout"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
+)
 
 // tools writes the client tools as function tools, strict off, each schema
-// as given. Server tools (web search and the like, which have no
-// input_schema) have no form here and are left out.
+// as given; server tools have no form here (see messagesapi.ClientTools).
 func (w *requestWriter) tools(tools jsonscan.Value) {
-	n := 0
-	for t := range tools.Elements() {
-		schema := t.Get("input_schema")
-		if schema.Kind() != jsonscan.Object {
-			continue
-		}
-		if n == 0 {
-			w.Raw(`,"tools":[`)
-		} else {
-			w.Raw(",")
-		}
-		n++
+	list := jsonout.List{Open: `,"tools":[`, Close: "]"}
+	for t := range messagesapi.ClientTools(tools) {
+		w.Next(&list)
 		w.Raw(`{"type":"function","name":`)
-		w.Str(t.Get("name"))
-		if d := t.Get("description"); d.Kind() == jsonscan.String {
+		w.Str(t.Name)
+		if t.Description.Exists() {
 			w.Raw(`,"description":`)
-			w.Str(d)
+			w.Str(t.Description)
 		}
 		w.Raw(`,"parameters":`)
-		w.RawBytes(schema)
+		w.RawBytes(t.InputSchema)
 		w.Raw(`,"strict":false}`)
 	}
-	if n > 0 {
-		w.Raw("]")
-	}
+	w.End(&list)
 }
 
 // toolChoice writes tool_choice: auto, required (any), a named function,
 // or none; and parallel_tool_calls false when the client disables them.
-func (w *requestWriter) toolChoice(tc jsonscan.Value) {
-	if tc.Kind() != jsonscan.Object {
-		return
-	}
-	var name [32]byte
-	switch string(tc.Get("type").Name(&name)) {
-	case "auto":
+func (w *requestWriter) toolChoice(tc messagesapi.ToolChoice) {
+	switch tc.Type {
+	case messagesapi.ChoiceAuto:
 		w.Raw(`,"tool_choice":"auto"`)
-	case "any":
+	case messagesapi.ChoiceAny:
 		w.Raw(`,"tool_choice":"required"`)
-	case "none":
+	case messagesapi.ChoiceNone:
 		w.Raw(`,"tool_choice":"none"`)
-	case "tool":
+	case messagesapi.ChoiceTool:
 		w.Raw(`,"tool_choice":{"type":"function","name":`)
-		w.Str(tc.Get("name"))
+		w.Str(tc.Name)
 		w.Raw("}")
 	}
-	if tc.Get("disable_parallel_tool_use").Bool() {
+	if tc.DisableParallelToolUse {
 		w.Raw(`,"parallel_tool_calls":false`)
 	}
 }

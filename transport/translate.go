@@ -9,7 +9,6 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
@@ -95,11 +94,11 @@ func (trip translatedTrip) roundTrip(req *http.Request, ep messagesapi.Endpoint,
 		// These servers count no tokens, or not Claude's: an estimate, from
 		// the text, without asking the upstream, of what /v1/messages
 		// would take.
-		if !messagesRequest(held.Bytes()) {
-			return localResponse(req, http.StatusBadRequest, messagesapi.AppendError(nil, "invalid_request_error", errNotMessages.Error())), nil
+		r, err := messagesapi.ReadRequest(held.Bytes(), nil)
+		if err != nil {
+			return localResponse(req, http.StatusBadRequest, messagesapi.AppendError(nil, "invalid_request_error", err.Error())), nil
 		}
-		n := messagesapi.EstimateTokens(held.Bytes())
-		return localResponse(req, http.StatusOK, append(strconv.AppendInt([]byte(`{"input_tokens":`), int64(n), 10), '}')), nil
+		return localResponse(req, http.StatusOK, append(strconv.AppendInt([]byte(`{"input_tokens":`), int64(r.InputTokens()), 10), '}')), nil
 	}
 	mem, err := newTranslation(tk)
 	if err != nil {
@@ -170,20 +169,6 @@ func noAnswerResponse(req *http.Request, empty emptyAnswer) *http.Response {
 	resp := localResponse(req, http.StatusInternalServerError, messagesapi.AppendError(nil, "api_error", empty.Error()+"; retry the request"))
 	resp.Header.Set("X-Should-Retry", "true")
 	return resp
-}
-
-// errNotMessages is what every translation says of a body that is no
-// Messages request.
-var errNotMessages = errors.New("not a Messages request: want a JSON object with a messages array")
-
-// messagesRequest reports whether a body is what /v1/messages takes
-// through every translation: a JSON object with a messages array.
-func messagesRequest(body []byte) bool {
-	if !jsonscan.Valid(body) {
-		return false
-	}
-	root := jsonscan.Parse(body)
-	return root.Kind() == jsonscan.Object && root.Get("messages").Kind() == jsonscan.Array
 }
 
 // answer gives resp the Messages answer of the upstream's: its error's

@@ -8,21 +8,15 @@ const (
 	tokensPerImage = 1600
 )
 
-// EstimateTokens estimates the input tokens of a Messages request: the
-// bytes of its text (system prompt, messages' text, reasoning, tool inputs
-// and results, tool definitions) over four, plus a flat count per image.
-// It is an estimate, not a tokenizer's count: chat-completions servers
-// have no count_tokens endpoint, and Claude Code only needs the order of
-// magnitude for its context meter.
-func EstimateTokens(body []byte) int {
-	var v [3]jsonscan.Value
-	jsonscan.Parse(body).Pick([]string{"system", "tools", "messages"}, v[:])
-	return Estimate(v[0], v[1], v[2])
-}
-
-// Estimate is EstimateTokens of a request's system prompt, tools and
-// messages. The lengths of the string literals stand for the strings'
-// bytes: escapes count a little more, which an estimate can afford.
+// Estimate estimates the input tokens of a Messages request from its
+// system prompt, tools and messages: the bytes of its text (system prompt,
+// messages' text, reasoning, tool inputs and results, tool definitions)
+// over four, plus a flat count per image. It is an estimate, not a
+// tokenizer's count: the upstreams of the translations have no
+// count_tokens endpoint, or count no Claude tokens, and Claude Code only
+// needs the order of magnitude for its context meter. The lengths of the
+// string literals stand for the strings' bytes: escapes count a little
+// more, which an estimate can afford.
 func Estimate(system, tools, messages jsonscan.Value) int {
 	n := len(system) + len(tools)
 	images := 0

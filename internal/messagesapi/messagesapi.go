@@ -1,7 +1,9 @@
 // Package messagesapi says what the handler and the transports both need to
 // know of an HTTP exchange of the Anthropic Messages API: which endpoint a
 // request is for, and what a response's body is. One answer for both, so
-// that a request the handler rewrites is one the transports translate.
+// that a request the handler rewrites is one the transports translate. The
+// translations into other APIs read a request through it too (ReadRequest,
+// ClientTools, ReadToolChoice), so that they refuse, and read, the same.
 package messagesapi
 
 import (
