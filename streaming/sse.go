@@ -50,7 +50,9 @@ func (s *SSE) Write(p []byte) (int, error) {
 			if i, n, ok := events.DeltaEvent(raw); ok && n <= eventstream.MaxEvent && (i > maxIndex || s.slot(i) < 0) {
 				// Nearly every event: a delta of a block not followed
 				// (text, tool input), passed at the cost of finding its end.
-				s.events.Skip(n)
+				if s.events.Skip(n); s.events.Exhausted() {
+					break
+				}
 				continue
 			}
 		}

@@ -142,6 +142,10 @@ func (a *Assembler) Fresh() ([]byte, bool) {
 	return nil, false
 }
 
+// Exhausted reports whether every byte of the chunk was read, none kept
+// for an event the chunk did not end: Next has nothing more to do with it.
+func (a *Assembler) Exhausted() bool { return a.i >= len(a.p) && a.evStart >= len(a.p) }
+
 // Skip passes over the next n bytes of the chunk, a whole event (blank line
 // included) that Fresh returned the start of.
 func (a *Assembler) Skip(n int) {
