@@ -12,6 +12,7 @@ require (
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.71.0
 	github.com/spf13/cobra v1.10.2
+	github.com/zeebo/xxh3 v1.0.2
 	go.uber.org/zap v1.28.0
 )
 

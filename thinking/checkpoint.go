@@ -1,7 +1,6 @@
 package thinking
 
 import (
-	"hash/maphash"
 	"slices"
 	"unsafe"
 
@@ -76,7 +75,7 @@ func (r *Request) restore() int {
 		r.blocks = append(r.blocks, c.expand())
 	}
 	r.restored, r.resumedAt = n, int(cp.messages[n-1].end)+base
-	r.prefixValid = cp.valid && base == cp.arrayAt && maphash.Bytes(seed, r.body[:r.arrayAt+1]) == cp.head
+	r.prefixValid = cp.valid && base == cp.arrayAt && digest(r.body[:r.arrayAt+1]) == cp.head
 	return n
 }
 
@@ -89,8 +88,8 @@ func (r *Request) restoreTail(end int) (bool, error) {
 	if cp == nil || cp.tailLen == 0 || len(r.body)-end != cp.tailLen {
 		return false, nil
 	}
-	digest := maphash.Bytes(seed, r.body[end:])
-	if digest != cp.tailDigest {
+	d := digest(r.body[end:])
+	if d != cp.tailDigest {
 		return false, nil
 	}
 	for _, c := range cp.tailMembers {
@@ -103,7 +102,7 @@ func (r *Request) restoreTail(end int) (bool, error) {
 			return false, err
 		}
 	}
-	r.tailAt, r.tailValid, r.tailDigest = end, cp.tailValid, digest
+	r.tailAt, r.tailValid, r.tailDigest = end, cp.tailValid, d
 	return true, nil
 }
 
@@ -166,7 +165,7 @@ func (r *Request) Save(cp *Checkpoint) {
 	}
 	base := r.arrayAt
 	cp.arrayAt = base
-	cp.head = maphash.Bytes(seed, r.body[:base+1])
+	cp.head = digest(r.body[:base+1])
 	cp.valid = r.validated
 	// What is still as the checkpoint held it is copied as it is.
 	cp.messages = append(cp.messages[:0], r.lazyMessages...)
@@ -184,7 +183,7 @@ func (r *Request) Save(cp *Checkpoint) {
 
 	end := r.members[mi].value.End
 	if r.tailAt != end { // read this time, not restored
-		r.tailDigest = maphash.Bytes(seed, r.body[end:])
+		r.tailDigest = digest(r.body[end:])
 	}
 	cp.tailAt, cp.tailLen, cp.tailDigest = end, len(r.body)-end, r.tailDigest
 	cp.tailMembers = cp.tailMembers[:0]
