@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 )
 
 // claudeCodeCapture reads a request Claude Code 2.1.328 sent (see
@@ -76,7 +76,7 @@ func readMessagesAnswer(t *testing.T, name string, stream bool, body []byte) ([]
 		}
 		return m.Content, m.StopReason
 	}
-	events := llmtest.Events(body)
+	events := claudecode.Events(body)
 	var blocks []contentBlock
 	var stop string
 	open := false

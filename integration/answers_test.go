@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
 )
 
@@ -47,7 +48,7 @@ func assertMessages(t *testing.T, body []byte, want map[int]string) {
 func streamShape(t *testing.T, stream []byte) []string {
 	t.Helper()
 	var out []string
-	for _, ev := range llmtest.Events(stream) {
+	for _, ev := range claudecode.Events(stream) {
 		var e struct {
 			Type         string `json:"type"`
 			Index        int    `json:"index"`
@@ -85,7 +86,7 @@ func streamShape(t *testing.T, stream []byte) []string {
 // order.
 func messageEvents(stream []byte) []string {
 	var out []string
-	for _, ev := range llmtest.Events(stream) {
+	for _, ev := range claudecode.Events(stream) {
 		switch ev.Name {
 		case "content_block_start", "content_block_delta", "content_block_stop":
 		default:

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	llmthinking "github.com/caddy-llm-thinking/caddy-llm-thinking"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
 )
 
@@ -134,7 +135,7 @@ func issuedReasoning(t *testing.T, u *llmtest.ResponsesUpstream) map[string]issu
 			}
 			continue
 		}
-		for _, ev := range llmtest.Events(rec.Response) {
+		for _, ev := range claudecode.Events(rec.Response) {
 			var done struct {
 				Item reasoning `json:"item"`
 			}
@@ -816,7 +817,7 @@ func testResponsesStreamFailsMidway(t *testing.T) {
 			if turn.Status != http.StatusOK || turn.ErrorType != tt.typ || turn.ErrorMessage != tt.msg {
 				t.Errorf("the client got %d %s %q, want 200 %s %q", turn.Status, turn.ErrorType, turn.ErrorMessage, tt.typ, tt.msg)
 			}
-			events := llmtest.Events(turn.Body)
+			events := claudecode.Events(turn.Body)
 			var names []string
 			var thinking, text strings.Builder
 			for _, ev := range events {

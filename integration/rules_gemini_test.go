@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
 )
 
@@ -311,7 +312,7 @@ func messageOf(t *testing.T, header http.Header, body []byte) []byte {
 		t.Fatalf("the answer is not valid UTF-8: %q", body)
 	}
 	if strings.HasPrefix(header.Get("Content-Type"), "text/event-stream") {
-		msg, err := llmtest.AssembleStream(body)
+		msg, err := claudecode.AssembleStream(body)
 		if err != nil {
 			t.Fatalf("%v\n%s", err, body)
 		}

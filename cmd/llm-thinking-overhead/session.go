@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 )
 
 // captureFile is the Claude Code request the sessions grow from, relative
@@ -28,10 +28,10 @@ func readCapture() ([]byte, error) {
 }
 
 // growSession returns the capture grown to at least size bytes by
-// llmtest.GrowHistory, its signatures marked with mark (see
+// claudecode.GrowHistory, its signatures marked with mark (see
 // markSignatures).
 func growSession(capture []byte, size int, mark string) ([]byte, error) {
-	grown, err := llmtest.GrowHistory(capture, size)
+	grown, err := claudecode.GrowHistory(capture, size)
 	if err != nil {
 		return nil, fmt.Errorf("grow the captured session to %d bytes: %w", size, err)
 	}

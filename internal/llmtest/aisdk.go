@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 )
 
 // AISDKHistory returns msgs with the thinking of every assistant message in
@@ -79,13 +81,13 @@ func reasoningPart(b json.RawMessage) (json.RawMessage, bool, error) {
 	var part []byte
 	switch f.Type {
 	case "thinking":
-		part = appendJSString([]byte(`{"type":"reasoning","text":`), f.Thinking)
+		part = claudecode.AppendString([]byte(`{"type":"reasoning","text":`), f.Thinking)
 		if f.Signature != nil {
-			part = appendJSString(append(part, `,"providerOptions":{"anthropic":{"signature":`...), *f.Signature)
+			part = claudecode.AppendString(append(part, `,"providerOptions":{"anthropic":{"signature":`...), *f.Signature)
 			part = append(part, "}}"...)
 		}
 	case "redacted_thinking":
-		part = appendJSString([]byte(`{"type":"reasoning","text":"","providerOptions":{"anthropic":{"redactedData":`), f.Data)
+		part = claudecode.AppendString([]byte(`{"type":"reasoning","text":"","providerOptions":{"anthropic":{"redactedData":`), f.Data)
 		part = append(part, "}}"...)
 	case "reasoning":
 		return b, true, nil

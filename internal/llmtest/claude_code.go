@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 )
 
 // What Claude Code 2.1.328 sends besides the conversation itself, reduced
@@ -54,7 +56,7 @@ func thinkingConfig(mode string, show bool) string {
 	case "adaptive":
 		return `{"type":"adaptive"` + display + `}`
 	}
-	return string(appendJSString([]byte(`{"type":`), mode)) + `}`
+	return string(claudecode.AppendString([]byte(`{"type":`), mode)) + `}`
 }
 
 // userID is metadata.user_id as 2.1.x writes it: a JSON string holding JSON.
@@ -62,7 +64,7 @@ func thinkingConfig(mode string, show bool) string {
 func userID(sessionID string) string {
 	sum := sha256.Sum256([]byte(sessionID))
 	b := []byte(`{"device_id":"` + hex.EncodeToString(sum[:]) + `","account_uuid":"","session_id":`)
-	b = appendJSString(b, sessionID)
+	b = claudecode.AppendString(b, sessionID)
 	return string(append(b, '}'))
 }
 

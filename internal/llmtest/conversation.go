@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 )
 
 // defaultClient is used by a Conversation whose Client is nil.
@@ -81,7 +83,7 @@ func NewConversation(baseURL, sessionID string) *Conversation {
 // assistant message is appended too; on anything else the history keeps the
 // user message, so Send retries.
 func (c *Conversation) Say(text string) (*Turn, error) {
-	msg := appendJSString([]byte(`{"role":"user","content":[{"type":"text","text":`), text)
+	msg := claudecode.AppendString([]byte(`{"role":"user","content":[{"type":"text","text":`), text)
 	c.Messages = append(c.Messages, append(msg, "}]}"...))
 	return c.Send()
 }
@@ -98,8 +100,8 @@ func (c *Conversation) ToolResult(content string) (*Turn, error) {
 		if i > 0 {
 			msg = append(msg, ',')
 		}
-		msg = appendJSString(append(msg, `{"tool_use_id":`...), id)
-		msg = appendJSString(append(msg, `,"type":"tool_result","content":`...), content)
+		msg = claudecode.AppendString(append(msg, `{"tool_use_id":`...), id)
+		msg = claudecode.AppendString(append(msg, `,"type":"tool_result","content":`...), content)
 		msg = append(msg, `,"is_error":false}`...)
 	}
 	c.Messages = append(c.Messages, append(msg, "]}"...))
@@ -144,15 +146,15 @@ func (c *Conversation) Send() (*Turn, error) {
 	}
 	var content []byte
 	if strings.HasPrefix(turn.Header.Get("Content-Type"), "text/event-stream") {
-		sm, err := assembleStream(turn.Body)
+		m, err := claudecode.Assemble(turn.Body)
 		if err != nil {
 			return turn, fmt.Errorf("llmtest: stream from %s: %w", c.BaseURL, err)
 		}
-		if sm.errType != "" {
-			turn.ErrorType, turn.ErrorMessage = sm.errType, sm.errMessage
+		if m.ErrorType != "" {
+			turn.ErrorType, turn.ErrorMessage = m.ErrorType, m.ErrorMessage
 			return turn, nil
 		}
-		content, turn.StopReason, turn.Model = sm.content, sm.stopReason, sm.model
+		content, turn.StopReason, turn.Model = m.Content, m.StopReason, m.Model
 	} else {
 		var m struct {
 			Model      string          `json:"model"`
@@ -162,7 +164,7 @@ func (c *Conversation) Send() (*Turn, error) {
 		if err := json.Unmarshal(turn.Body, &m); err != nil {
 			return turn, fmt.Errorf("llmtest: message from %s: %w", c.BaseURL, err)
 		}
-		if content, err = stringifyJS(m.Content); err != nil {
+		if content, err = claudecode.Stringify(m.Content); err != nil {
 			return turn, fmt.Errorf("llmtest: content from %s: %w", c.BaseURL, err)
 		}
 		turn.StopReason, turn.Model = m.StopReason, m.Model
@@ -209,7 +211,7 @@ func (c *Conversation) body(withStream bool) []byte {
 	if mode == "" {
 		mode = "enabled"
 	}
-	b := appendJSString([]byte(`{"model":`), model)
+	b := claudecode.AppendString([]byte(`{"model":`), model)
 	b = append(b, `,"messages":[`...)
 	for i, m := range c.Messages {
 		if i > 0 {
@@ -225,7 +227,7 @@ func (c *Conversation) body(withStream bool) []byte {
 	}
 	b = append(b, `],"system":`+claudeCodeSystem+`,"tools":`+claudeCodeTools...)
 	if !c.Anonymous {
-		b = appendJSString(append(b, `,"metadata":{"user_id":`...), userID(c.SessionID))
+		b = claudecode.AppendString(append(b, `,"metadata":{"user_id":`...), userID(c.SessionID))
 		b = append(b, '}')
 	}
 	b = append(b, `,"max_tokens":`+claudeCodeMaxTokens+`,"thinking":`...)

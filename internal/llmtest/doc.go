@@ -10,7 +10,8 @@
 // the real client does and replays it byte for byte.
 //
 // The package is the oracle the product is tested against, so it must never
-// import the project's other packages, and it uses nothing but the standard
-// library. It imports no testing package, so programs can use it too. Every
-// listener is bound to 127.0.0.1.
+// import the product's packages: besides the standard library it uses only
+// internal/claudecode, the test data shaped like Claude Code's (which is
+// held to the same rule). It imports no testing package, so programs can
+// use it too. Every listener is bound to 127.0.0.1.
 package llmtest

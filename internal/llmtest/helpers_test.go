@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 )
 
 // newUpstream starts an Upstream that is closed when the test ends.
@@ -76,7 +78,7 @@ func editContent(t *testing.T, c *Conversation, i int, edit func([]json.RawMessa
 	if err := json.Unmarshal(c.Messages[i], &m); err != nil {
 		t.Fatalf("message %d: %v", i, err)
 	}
-	raw := appendJSString([]byte(`{"role":`), m.Role)
+	raw := claudecode.AppendString([]byte(`{"role":`), m.Role)
 	raw = append(raw, `,"content":[`...)
 	for k, b := range edit(m.Content) {
 		if k > 0 {

@@ -1,6 +1,10 @@
 package llmtest
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
+)
 
 // Claude Code records the model an answer names with the assistant message
 // and, continuing under another model, drops the thinking of every message
@@ -45,7 +49,7 @@ func withoutThinking(raw json.RawMessage) json.RawMessage {
 	if json.Unmarshal(raw, &m) != nil {
 		return raw
 	}
-	out := appendJSString([]byte(`{"role":`), m.Role)
+	out := claudecode.AppendString([]byte(`{"role":`), m.Role)
 	out = append(out, `,"content":[`...)
 	kept := 0
 	for _, b := range m.Content {

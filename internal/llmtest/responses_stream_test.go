@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 )
 
 // respEvent is the part of a stream event the tests read.
@@ -30,12 +32,12 @@ func streamed(t *testing.T, u *ResponsesUpstream, body []byte) []respEvent {
 		t.Fatalf("status %d, %s: %s", status, h.Get("Content-Type"), b)
 	}
 	var out []respEvent
-	for i, e := range parseSSE(b) {
+	for i, e := range claudecode.Events(b) {
 		var ev respEvent
-		if err := json.Unmarshal(e.data, &ev); err != nil {
-			t.Fatalf("event %d: %v: %s", i, err, e.data)
+		if err := json.Unmarshal(e.Data, &ev); err != nil {
+			t.Fatalf("event %d: %v: %s", i, err, e.Data)
 		}
-		ev.name = e.name
+		ev.name = e.Name
 		if ev.name != ev.Type || ev.Sequence == nil || *ev.Sequence != i {
 			t.Errorf("event %d is %q, type %q, sequence %v", i, ev.name, ev.Type, ev.Sequence)
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 )
 
 // taggedText is the text a Tagged instance named "t" writes for its n-th
@@ -21,8 +23,13 @@ func taggedText(n int) string {
 func textDeltas(t *testing.T, stream []byte) []string {
 	t.Helper()
 	var out []string
-	for _, ev := range Events(stream) {
-		var e streamEvent
+	for _, ev := range claudecode.Events(stream) {
+		var e struct {
+			Type         string
+			Index        int
+			ContentBlock json.RawMessage `json:"content_block"`
+			Delta        struct{ Type, Text string }
+		}
 		if err := json.Unmarshal(ev.Data, &e); err != nil {
 			t.Fatalf("event %q: %v", ev.Name, err)
 		}

@@ -1,20 +1,20 @@
-package llmtest
+package claudecode
 
 import (
 	"strings"
 	"testing"
 )
 
-func TestParseSSE(t *testing.T) {
+func TestEvents(t *testing.T) {
 	body := ": comment\r\nevent: a\r\ndata: {\"x\":1}\r\n\r\nevent:b\ndata:one\ndata: two\nid: 7\n\n\n" + "data: tail\r\r"
-	got := parseSSE([]byte(body))
-	want := []sseEvent{{"a", []byte(`{"x":1}`)}, {"b", []byte("one\ntwo")}, {"", []byte("tail")}}
+	got := Events([]byte(body))
+	want := []Event{{"a", []byte(`{"x":1}`)}, {"b", []byte("one\ntwo")}, {"", []byte("tail")}}
 	if len(got) != len(want) {
 		t.Fatalf("%d events: %q", len(got), got)
 	}
 	for i := range want {
-		if got[i].name != want[i].name || string(got[i].data) != string(want[i].data) {
-			t.Errorf("event %d: %q %q, want %q %q", i, got[i].name, got[i].data, want[i].name, want[i].data)
+		if got[i].Name != want[i].Name || string(got[i].Data) != string(want[i].Data) {
+			t.Errorf("event %d: %q %q, want %q %q", i, got[i].Name, got[i].Data, want[i].Name, want[i].Data)
 		}
 	}
 }
@@ -27,7 +27,7 @@ func sse(events ...string) []byte {
 	return []byte(sb.String())
 }
 
-func TestAssembleStream(t *testing.T) {
+func TestAssemble(t *testing.T) {
 	tests := []struct {
 		name   string
 		events []string
@@ -80,20 +80,20 @@ func TestAssembleStream(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			events := append([]string{`{"type":"message_start","message":{}}`, `{"type":"ping"}`}, tt.events...)
 			events = append(events, `{"type":"message_delta","delta":{"stop_reason":"end_turn"}}`, `{"type":"message_stop"}`)
-			got, err := assembleStream(sse(events...))
+			got, err := Assemble(sse(events...))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if string(got.content) != tt.want || got.stopReason != "end_turn" {
-				t.Errorf("content %s stop %q\nwant %s", got.content, got.stopReason, tt.want)
+			if string(got.Content) != tt.want || got.StopReason != "end_turn" {
+				t.Errorf("content %s stop %q\nwant %s", got.Content, got.StopReason, tt.want)
 			}
 		})
 	}
 }
 
-func TestAssembleStreamFailures(t *testing.T) {
-	got, err := assembleStream(sse(`{"type":"message_start","message":{}}`, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`))
-	if err != nil || got.errType != "overloaded_error" || got.errMessage != "Overloaded" {
+func TestAssembleFailures(t *testing.T) {
+	got, err := Assemble(sse(`{"type":"message_start","message":{}}`, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`))
+	if err != nil || got.ErrorType != "overloaded_error" || got.ErrorMessage != "Overloaded" {
 		t.Errorf("error event: %+v %v", got, err)
 	}
 	for _, tt := range []struct {
@@ -109,8 +109,23 @@ func TestAssembleStreamFailures(t *testing.T) {
 			`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"a\""}}`,
 			`{"type":"message_stop"}`), "content block 0: tool_use input: unexpected EOF"},
 	} {
-		if _, err := assembleStream(tt.body); err == nil || err.Error() != tt.want {
+		if _, err := Assemble(tt.body); err == nil || err.Error() != tt.want {
 			t.Errorf("%s: error %v, want %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+func TestAssembleStream(t *testing.T) {
+	stream := sse(`{"type":"message_start","message":{"model":"m"}}`,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a\u003cb"}}`,
+		`{"type":"message_delta","delta":{"stop_reason":"end_turn"}}`, `{"type":"message_stop"}`)
+	got, err := AssembleStream(stream)
+	if want := `{"content":[{"type":"text","text":"a<b"}],"stop_reason":"end_turn"}`; err != nil || string(got) != want {
+		t.Errorf("AssembleStream = %s, %v; want %s", got, err, want)
+	}
+	_, err = AssembleStream(sse(`{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`))
+	if want := "claudecode: error event overloaded_error: Overloaded"; err == nil || err.Error() != want {
+		t.Errorf("error event: %v, want %s", err, want)
 	}
 }

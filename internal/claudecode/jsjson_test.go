@@ -1,8 +1,8 @@
-package llmtest
+package claudecode
 
 import "testing"
 
-func TestAppendJSString(t *testing.T) {
+func TestAppendString(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"", `""`},
 		{`<b>&'`, `"<b>&'"`},
@@ -12,13 +12,13 @@ func TestAppendJSString(t *testing.T) {
 		{"bad \xff utf-8", `"bad \ufffd utf-8"`},
 	}
 	for _, tt := range tests {
-		if got := string(appendJSString([]byte("x"), tt.in)); got != "x"+tt.want {
-			t.Errorf("appendJSString(%q) = %s, want x%s", tt.in, got, tt.want)
+		if got := string(AppendString([]byte("x"), tt.in)); got != "x"+tt.want {
+			t.Errorf("AppendString(%q) = %s, want x%s", tt.in, got, tt.want)
 		}
 	}
 }
 
-func TestStringifyJS(t *testing.T) {
+func TestStringify(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{` { "b" : [ 1 , -2.5e3 , {} , [] ] , "a" : "\u003c\u00e9\ud83d\ude00" , "c":null,"d":false } `, `{"b":[1,-2.5e3,{},[]],"a":"<é😀","c":null,"d":false}`},
 		{`"x"`, `"x"`},
@@ -26,14 +26,14 @@ func TestStringifyJS(t *testing.T) {
 		{`[[["deep"]],{"k":{"k":{}}}]`, `[[["deep"]],{"k":{"k":{}}}]`},
 	}
 	for _, tt := range tests {
-		got, err := stringifyJS([]byte(tt.in))
+		got, err := Stringify([]byte(tt.in))
 		if err != nil || string(got) != tt.want {
-			t.Errorf("stringifyJS(%s) = %s, %v; want %s", tt.in, got, err, tt.want)
+			t.Errorf("Stringify(%s) = %s, %v; want %s", tt.in, got, err, tt.want)
 		}
 	}
 	for _, bad := range []string{``, `{`, `{"a":1} {}`, `[1,]`, `nul`} {
-		if got, err := stringifyJS([]byte(bad)); err == nil {
-			t.Errorf("stringifyJS(%q) = %s, want an error", bad, got)
+		if got, err := Stringify([]byte(bad)); err == nil {
+			t.Errorf("Stringify(%q) = %s, want an error", bad, got)
 		}
 	}
 }

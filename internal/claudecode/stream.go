@@ -1,4 +1,4 @@
-package llmtest
+package claudecode
 
 import (
 	"bytes"
@@ -10,37 +10,40 @@ import (
 	"strings"
 )
 
-// sseEvent is one server-sent event.
-type sseEvent struct {
-	name string
-	data []byte
+// Event is one server-sent event of a stream.
+type Event struct {
+	// Name is the value of the event's "event" field, e.g.
+	// "content_block_delta"; "" when it had none.
+	Name string
+	// Data is the event's data, its data lines joined by "\n".
+	Data []byte
 }
 
-// parseSSE splits a complete event stream into events. Lines may end in
-// "\n", "\r\n" or "\r"; comment lines and fields other than event and data
-// are ignored, several data lines are joined with "\n".
-func parseSSE(body []byte) []sseEvent {
-	body = bytes.ReplaceAll(body, []byte("\r\n"), []byte("\n"))
-	body = bytes.ReplaceAll(body, []byte("\r"), []byte("\n"))
+// Events splits a complete event stream into its events, as the client
+// reads them. Lines may end in "\n", "\r\n" or "\r"; comment lines and
+// fields other than event and data are ignored.
+func Events(stream []byte) []Event {
+	stream = bytes.ReplaceAll(stream, []byte("\r\n"), []byte("\n"))
+	stream = bytes.ReplaceAll(stream, []byte("\r"), []byte("\n"))
 	var (
-		events []sseEvent
-		cur    sseEvent
+		events []Event
+		cur    Event
 		data   [][]byte
 	)
-	for line := range bytes.SplitSeq(body, []byte("\n")) {
+	for line := range bytes.SplitSeq(stream, []byte("\n")) {
 		if len(line) == 0 {
 			if data != nil {
-				cur.data = bytes.Join(data, []byte("\n"))
+				cur.Data = bytes.Join(data, []byte("\n"))
 				events = append(events, cur)
 			}
-			cur, data = sseEvent{}, nil
+			cur, data = Event{}, nil
 			continue
 		}
 		field, value, _ := bytes.Cut(line, []byte(":"))
 		value = bytes.TrimPrefix(value, []byte(" "))
 		switch string(field) {
 		case "event":
-			cur.name = string(value)
+			cur.Name = string(value)
 		case "data":
 			data = append(data, value)
 		}
@@ -83,29 +86,32 @@ type blockBuilder struct {
 	partial   strings.Builder
 }
 
-// streamedMessage is what a stream assembled into.
-type streamedMessage struct {
-	content    []byte // the content array, serialised as the client replays it
-	model      string // the model message_start names
-	stopReason string
-	errType    string
-	errMessage string
+// Message is what Claude Code keeps of a streamed answer.
+type Message struct {
+	// Content is the content array, serialised as the client replays it.
+	Content []byte
+	// Model is the model message_start names.
+	Model      string
+	StopReason string
+	// ErrorType and ErrorMessage are those of the error event that ended
+	// the stream, if one did; Content is nil then.
+	ErrorType, ErrorMessage string
 }
 
-// assembleStream builds the assistant content from a Messages API stream
-// the way Claude Code does.
-func assembleStream(body []byte) (*streamedMessage, error) {
-	out := &streamedMessage{}
+// Assemble builds the assistant message of a Messages API stream the way
+// Claude Code does.
+func Assemble(stream []byte) (*Message, error) {
+	out := &Message{}
 	blocks := map[int]*blockBuilder{}
 	stopped := false
-	for _, ev := range parseSSE(body) {
+	for _, ev := range Events(stream) {
 		var e streamEvent
-		if err := json.Unmarshal(ev.data, &e); err != nil {
-			return nil, fmt.Errorf("event %q: %w", ev.name, err)
+		if err := json.Unmarshal(ev.Data, &e); err != nil {
+			return nil, fmt.Errorf("event %q: %w", ev.Name, err)
 		}
 		switch e.Type {
 		case "message_start":
-			out.model = e.Message.Model
+			out.Model = e.Message.Model
 		case "content_block_start":
 			var fields map[string]json.RawMessage
 			if err := json.Unmarshal(e.ContentBlock, &fields); err != nil {
@@ -134,11 +140,11 @@ func assembleStream(body []byte) (*streamedMessage, error) {
 				b.partial.WriteString(e.Delta.PartialJSON)
 			}
 		case "message_delta":
-			out.stopReason = e.Delta.StopReason
+			out.StopReason = e.Delta.StopReason
 		case "message_stop":
 			stopped = true
 		case "error":
-			out.errType, out.errMessage = e.Error.Type, e.Error.Message
+			out.ErrorType, out.ErrorMessage = e.Error.Type, e.Error.Message
 			return out, nil
 		}
 	}
@@ -156,7 +162,7 @@ func assembleStream(body []byte) (*streamedMessage, error) {
 		}
 		content = append(content, b...)
 	}
-	out.content = append(content, ']')
+	out.Content = append(content, ']')
 	return out, nil
 }
 
@@ -164,39 +170,39 @@ func assembleStream(body []byte) (*streamedMessage, error) {
 func (b *blockBuilder) final() ([]byte, error) {
 	switch b.typ {
 	case "thinking":
-		out := appendJSString([]byte(`{"type":"thinking","thinking":`), b.thinking.String())
+		out := AppendString([]byte(`{"type":"thinking","thinking":`), b.thinking.String())
 		if b.startSig || b.sawSig {
-			out = appendJSString(append(out, `,"signature":`...), b.signature.String())
+			out = AppendString(append(out, `,"signature":`...), b.signature.String())
 		}
 		return append(out, '}'), nil
 	case "text":
-		return append(appendJSString([]byte(`{"type":"text","text":`), b.text.String()), '}'), nil
+		return append(AppendString([]byte(`{"type":"text","text":`), b.text.String()), '}'), nil
 	case "tool_use":
 		input := []byte("{}")
 		if b.partial.Len() > 0 {
 			var err error
-			if input, err = stringifyJS([]byte(b.partial.String())); err != nil {
+			if input, err = Stringify([]byte(b.partial.String())); err != nil {
 				return nil, fmt.Errorf("tool_use input: %w", err)
 			}
 		}
-		out := appendJSString([]byte(`{"type":"tool_use","id":`), b.id)
-		out = appendJSString(append(out, `,"name":`...), b.name)
+		out := AppendString([]byte(`{"type":"tool_use","id":`), b.id)
+		out = AppendString(append(out, `,"name":`...), b.name)
 		out = append(append(out, `,"input":`...), input...)
 		return append(out, '}'), nil
 	}
-	return stringifyJS(b.start)
+	return Stringify(b.start)
 }
 
 // AssembleStream builds the message of a Messages stream as Claude Code
 // does: {"content":[...],"stop_reason":...}; an error event is an error.
-func AssembleStream(body []byte) ([]byte, error) {
-	sm, err := assembleStream(body)
+func AssembleStream(stream []byte) ([]byte, error) {
+	m, err := Assemble(stream)
 	if err != nil {
 		return nil, err
 	}
-	if sm.errType != "" {
-		return nil, fmt.Errorf("llmtest: error event %s: %s", sm.errType, sm.errMessage)
+	if m.ErrorType != "" {
+		return nil, fmt.Errorf("claudecode: error event %s: %s", m.ErrorType, m.ErrorMessage)
 	}
-	stop, _ := json.Marshal(sm.stopReason)
-	return fmt.Appendf(nil, `{"content":%s,"stop_reason":%s}`, sm.content, stop), nil
+	stop, _ := json.Marshal(m.StopReason)
+	return fmt.Appendf(nil, `{"content":%s,"stop_reason":%s}`, m.Content, stop), nil
 }

@@ -1,4 +1,4 @@
-package llmtest
+package claudecode
 
 import (
 	"math/rand/v2"

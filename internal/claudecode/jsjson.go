@@ -1,4 +1,4 @@
-package llmtest
+package claudecode
 
 import (
 	"bytes"
@@ -9,11 +9,11 @@ import (
 	"unicode/utf8"
 )
 
-// appendJSString appends s as a JSON string literal the way JavaScript's
+// AppendString appends s as a JSON string literal the way JavaScript's
 // JSON.stringify writes it: only '"', '\\' and control characters are
 // escaped; "<", ">", "&", U+2028 and U+2029 stay as they are (encoding/json
 // would escape them).
-func appendJSString(dst []byte, s string) []byte {
+func AppendString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
@@ -55,10 +55,10 @@ func appendJSString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// stringifyJS re-encodes one JSON value as JSON.stringify(JSON.parse(raw))
+// Stringify re-encodes one JSON value as JSON.stringify(JSON.parse(raw))
 // would: compact, object keys in their original order, strings as
-// appendJSString writes them. Numbers keep their literal form.
-func stringifyJS(raw []byte) ([]byte, error) {
+// AppendString writes them. Numbers keep their literal form.
+func Stringify(raw []byte) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	type frame struct {
@@ -104,7 +104,7 @@ func stringifyJS(raw []byte) ([]byte, error) {
 			out = append(out, byte(v))
 			stack = append(stack, frame{object: v == '{'})
 		case string:
-			out = appendJSString(out, v)
+			out = AppendString(out, v)
 		case json.Number:
 			out = append(out, v...)
 		case bool:
@@ -117,10 +117,10 @@ func stringifyJS(raw []byte) ([]byte, error) {
 		}
 	}
 	if out == nil {
-		return nil, errors.New("llmtest: no JSON value")
+		return nil, errors.New("claudecode: no JSON value")
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("llmtest: data after the JSON value")
+		return nil, errors.New("claudecode: data after the JSON value")
 	}
 	return out, nil
 }
