@@ -14,7 +14,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"google.golang.org/genai"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/transport"
 )
 

@@ -1,0 +1,245 @@
+// Package integration runs real Caddy, in process, with llm_thinking before
+// reverse_proxy, against the mock backends of internal/llmtest. Every config
+// is loaded through the admin API's POST /load, the command users switch
+// backends with. The tests share one Caddy and its admin port, so they run
+// one after another.
+package integration
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/gatewaytest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
+)
+
+// adminAddr is the admin API of the Caddy all tests share.
+var adminAddr string
+
+// server is the Caddy all tests share.
+var server *gatewaytest.Caddy
+
+func TestMain(m *testing.M) {
+	gatewaytest.Main(m, func(c *gatewaytest.Caddy) { server, adminAddr = c, c.Admin() })
+}
+
+// gateway is one test's view of the running Caddy: its upstreams by name and
+// the site config it loads.
+type gateway struct {
+	gatewaytest.Site
+	t         *testing.T
+	upstreams map[string]*llmtest.Upstream
+	// chats are the chat-completions upstreams, reached through
+	// transport openai (see withChat).
+	chats map[string]*llmtest.ChatUpstream
+	// geminis are the Gemini upstreams, reached through transport gemini
+	// (see withGemini).
+	geminis map[string]*llmtest.GeminiUpstream
+	// transport serves this test's clients. load drops its idle
+	// connections, which the reload closes on the server side.
+	transport gatewaytest.Transport
+}
+
+// newGateway starts the named mock upstreams and loads a config routing to
+// active, after applying the options. Every test gets its own registry, so
+// tests cannot see each other's blocks.
+func newGateway(t *testing.T, flavors map[string]llmtest.Flavor, active string, options ...func(*gateway)) *gateway {
+	t.Helper()
+	port, err := llmtest.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &gateway{
+		t:         t,
+		upstreams: make(map[string]*llmtest.Upstream),
+		transport: gatewaytest.NewTransport(),
+		Site: gatewaytest.Site{
+			Port:      port,
+			Upstreams: make(map[string]string),
+			Handler:   "backend {vars.llm_backend}\nregistry " + registryName(t),
+			Active:    active,
+			LogFile:   filepath.Join(t.TempDir(), "caddy.log"),
+			Storage:   "file_system " + t.TempDir(),
+		},
+	}
+	t.Cleanup(g.transport.CloseIdleConnections)
+	t.Cleanup(g.checkLogClean)
+	// Cleanups run last first: the registry stops, writing what it has
+	// left, before its storage directory is removed.
+	t.Cleanup(func() {
+		if err := server.Unload(); err != nil {
+			t.Errorf("unload the config: %v", err)
+		}
+	})
+	for name, f := range flavors {
+		u := llmtest.NewUpstream(name, f)
+		t.Cleanup(u.Close)
+		g.upstreams[name] = u
+		g.Upstreams[name] = u.HostPort()
+	}
+	for _, o := range options {
+		o(g)
+	}
+	// A port that was free a moment ago can be taken meanwhile (as the
+	// local end of some connection): pick another then.
+	for attempt := 1; ; attempt++ {
+		err := server.Load(g.Site)
+		if err == nil || attempt == 5 || !strings.Contains(err.Error(), "address already in use") {
+			if err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+		if g.Port, err = llmtest.FreePort(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g.transport.CloseIdleConnections()
+	return g
+}
+
+// byHeader routes by the X-Backend request header, which the backend
+// placeholder reads too: one config serves both backends, no reload needed.
+func byHeader(g *gateway) {
+	g.ByHeader = true
+	g.Handler = "backend {http.request.header.X-Backend}\nregistry " + registryName(g.t)
+}
+
+// withHandler adds subdirectives to the llm_thinking block.
+func withHandler(lines string) func(*gateway) {
+	return func(g *gateway) { g.Handler += "\n" + lines }
+}
+
+// plainProxy leaves llm_thinking out of the config.
+func plainProxy(g *gateway) { g.Handler = "" }
+
+func registryName(t *testing.T) string {
+	return strings.NewReplacer("/", "_", " ", "_").Replace(t.Name())
+}
+
+// load posts the current config to the admin API, as `caddy reload` does.
+func (g *gateway) load() {
+	g.t.Helper()
+	if err := server.Load(g.Site); err != nil {
+		cf, _ := server.Caddyfile(g.Site)
+		g.t.Fatalf("%v\n%s", err, cf)
+	}
+	g.transport.CloseIdleConnections()
+}
+
+// use switches the gateway to another backend with a reload.
+func (g *gateway) use(backend string) {
+	g.t.Helper()
+	g.Active = backend
+	g.load()
+}
+
+// url is the gateway's base URL for clients.
+func (g *gateway) url() string { return server.URLFor(g.Site) }
+
+// conversation starts a Claude-Code-like conversation through the gateway.
+func (g *gateway) conversation(session string) *llmtest.Conversation {
+	c := llmtest.NewConversation(g.url(), session)
+	c.Client = &http.Client{Transport: g.transport, Timeout: 15 * time.Second}
+	return c
+}
+
+// stats reads this test's registry statistics from the admin endpoint.
+func (g *gateway) stats() adminapi.RegistryStats {
+	g.t.Helper()
+	all, err := server.Stats()
+	if err != nil {
+		g.t.Fatalf("GET /llm_thinking/stats: %v", err)
+	}
+	return all[registryName(g.t)]
+}
+
+// logEvents returns the gateway's log entries with the given message.
+func (g *gateway) logEvents(msg string) []map[string]any {
+	g.t.Helper()
+	var events []map[string]any
+	for _, line := range bytes.Split(g.logBytes(), []byte("\n")) {
+		var e map[string]any
+		if json.Unmarshal(line, &e) == nil && e["msg"] == msg {
+			events = append(events, e)
+		}
+	}
+	return events
+}
+
+// checkLogClean fails the test if the gateway logged a recovered panic or
+// an internal error of llm_thinking.
+func (g *gateway) checkLogClean() {
+	for _, line := range bytes.Split(g.logBytes(), []byte("\n")) {
+		var e map[string]any
+		if json.Unmarshal(line, &e) != nil {
+			continue
+		}
+		msg, _ := e["msg"].(string)
+		if msg == "thinking.internal_error" || strings.Contains(strings.ToLower(msg), "panic") {
+			g.t.Errorf("gateway logged %q: %s", msg, line)
+		}
+	}
+}
+
+func (g *gateway) logBytes() []byte {
+	b, err := os.ReadFile(g.LogFile)
+	if err != nil && !os.IsNotExist(err) {
+		g.t.Fatalf("reading caddy log: %v", err)
+	}
+	return b
+}
+
+// okTurns returns a check that fails t unless a turn succeeded with 200:
+// ok := okTurns(t); ok(c.Say("hello")).
+func okTurns(t *testing.T) func(*llmtest.Turn, error) *llmtest.Turn {
+	return func(turn *llmtest.Turn, err error) *llmtest.Turn {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("turn failed: %v", err)
+		}
+		if turn.Status != http.StatusOK {
+			t.Fatalf("status %d: %s: %s", turn.Status, turn.ErrorType, turn.ErrorMessage)
+		}
+		return turn
+	}
+}
+
+// send posts body to the gateway at path with the header h and returns the
+// answer's status, header and body.
+func (g *gateway) send(t *testing.T, path string, h http.Header, body []byte) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, g.url()+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = h.Clone()
+	resp, err := (&http.Client{Transport: g.transport}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, b
+}
+
+// lastRequest returns the body the upstream received last.
+func lastRequest(t *testing.T, u *llmtest.Upstream) llmtest.Received {
+	t.Helper()
+	reqs := u.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("upstream received nothing")
+	}
+	return reqs[len(reqs)-1]
+}
