@@ -1,5 +1,5 @@
 // Package integration runs real Caddy, in process, with llm_thinking before
-// reverse_proxy, against the mock backends of internal/llmtest. Every config
+// reverse_proxy, against the mock backends of package llmtest. Every config
 // is loaded through the admin API's POST /load, the command users switch
 // backends with. The tests share one Caddy and its admin port, so they run
 // one after another.

@@ -32,7 +32,7 @@ const longSoakEnv = "LLM_THINKING_SOAK"
 // for what the registry learned. The heap once the config is unloaded is
 // reported too.
 //
-//	LLM_THINKING_SOAK=10m go test -race -run TestLongSoak -timeout 30m -v ./integration/
+//	LLM_THINKING_SOAK=10m go -C tools test -race -run TestLongSoak -timeout 30m -v ./integration/
 func TestLongSoak(t *testing.T) {
 	value := os.Getenv(longSoakEnv)
 	if value == "" {

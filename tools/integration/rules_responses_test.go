@@ -15,7 +15,7 @@ import (
 
 // The Responses API's rules that Claude Code meets on the first day,
 // through llm_thinking and transport responses against the strict mock,
-// which refuses as the API does (see internal/llmtest/responses_limits.go
+// which refuses as the API does (see llmtest/responses_limits.go
 // and responses_files.go).
 
 // responsesStatuses returns the status of every request u got, in order.

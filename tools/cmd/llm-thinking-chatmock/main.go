@@ -1,5 +1,5 @@
 // Command llm-thinking-chatmock serves a mock OpenAI-compatible
-// chat-completions server (internal/llmtest's ChatUpstream) for trying the
+// chat-completions server (llmtest's ChatUpstream) for trying the
 // real Claude Code client through llm_thinking and transport openai
 // without a model: a request whose last message says "[tool]" gets
 // reasoning and a Bash tool call, any other reasoning and a text answer.
@@ -7,7 +7,7 @@
 // included) and writes every request it received, and its answer, to a
 // directory. See DEVELOPERS.md.
 //
-//	go run ./cmd/llm-thinking-chatmock -flavor deepseek -log /tmp/chatmock
+//	go -C tools run ./cmd/llm-thinking-chatmock -flavor deepseek -log /tmp/chatmock
 package main
 
 import (

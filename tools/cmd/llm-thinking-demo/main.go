@@ -6,7 +6,7 @@
 // the switch ends in the API's 400, then through llm_thinking, where the
 // conversation goes on. It exits non-zero if either run does not behave so.
 //
-//	go run ./cmd/llm-thinking-demo
+//	go -C tools run ./cmd/llm-thinking-demo
 package main
 
 import (
