@@ -10,287 +10,207 @@ import (
 	"testing"
 )
 
-// historyCase drives a conversation against src, breaks its history in one
-// way, and sends the final request to dst.
+// step is one thing a test does to a conversation: a turn that must
+// succeed, a setting, or an edit of the history.
+type step func(t *testing.T, c *Conversation)
+
+// say and toolResult are turns that must succeed.
+func say(text string) step { return func(t *testing.T, c *Conversation) { must(t)(c.Say(text)) } }
+
+func toolResult(text string) step {
+	return func(t *testing.T, c *Conversation) { must(t)(c.ToolResult(text)) }
+}
+
+// thinking sets the conversation's thinking mode for the turns after it.
+func thinking(mode string) step { return func(t *testing.T, c *Conversation) { c.Thinking = mode } }
+
+// edit applies f to the content blocks of history message i.
+func edit(i int, f func([]json.RawMessage) []json.RawMessage) step {
+	return func(t *testing.T, c *Conversation) { editContent(t, c, i, f) }
+}
+
+// replace replaces the first old in history message i with new.
+func replace(i int, old, new string) step {
+	return func(t *testing.T, c *Conversation) {
+		c.Messages[i] = bytes.Replace(c.Messages[i], []byte(old), []byte(new), 1)
+	}
+}
+
+// appendMessage appends a message to the history as it is.
+func appendMessage(m string) step {
+	return func(t *testing.T, c *Conversation) { c.Messages = append(c.Messages, json.RawMessage(m)) }
+}
+
+// sayLast and toolResultLast are the final request of a case, whatever it
+// is answered.
+func sayLast(text string) func(*Conversation) (*Turn, error) {
+	return func(c *Conversation) (*Turn, error) { return c.Say(text) }
+}
+
+func toolResultLast(text string) func(*Conversation) (*Turn, error) {
+	return func(c *Conversation) (*Turn, error) { return c.ToolResult(text) }
+}
+
+// historyCase runs steps against src, which break its history in one
+// way, and sends the last request to dst.
 type historyCase struct {
-	name string
-	from Flavor // flavor of src
-	self bool   // at Strict, dst is src itself rather than another instance
-	run  func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error)
-	want string // the Strict 400 message
+	name  string
+	from  Flavor // flavor of src
+	self  bool   // at Strict, dst is src itself rather than another instance
+	steps []step
+	last  func(c *Conversation) (*Turn, error)
+	want  string // the Strict 400 message
+}
+
+// toolLoopWithout is the Strict 400 for a tool loop that starts with a
+// block of type found instead of thinking.
+func toolLoopWithout(found string) string {
+	return "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `" + found + "`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
+}
+
+// modified is the Strict 400 for the latest assistant message's thinking
+// block at path changed.
+func modified(path string) string {
+	return path + ": `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response."
 }
 
 var historyCases = []historyCase{
 	{
-		name: "another Strict instance's history",
-		from: Strict,
-		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
-			must(t)(c.Say("hi"))
-			must(t)(c.Say("again"))
-			c.BaseURL = dst.URL()
-			return c.Say("now elsewhere")
-		},
+		name: "another Strict instance's history", from: Strict,
+		steps: []step{say("hi"), say("again")}, last: sayLast("now elsewhere"),
 		want: "messages.1.content.0: Invalid `signature` in `thinking` block",
 	},
 	{
-		name: "another Strict instance's history, thinking from the second turn on",
-		from: Strict,
-		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
-			c.Thinking = "disabled"
-			must(t)(c.Say("hi"))
-			c.Thinking = "enabled"
-			must(t)(c.Say("think [redacted]"))
-			c.BaseURL = dst.URL()
-			return c.Say("now elsewhere")
-		},
+		name: "another Strict instance's history, thinking from the second turn on", from: Strict,
+		steps: []step{thinking("disabled"), say("hi"), thinking("enabled"), say("think [redacted]")}, last: sayLast("now elsewhere"),
 		want: "messages.3.content.0: Invalid `signature` in `thinking` block",
 	},
 	{
-		name: "another Strict instance's redacted block",
-		from: Strict,
-		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
-			must(t)(c.Say("hi [redacted]"))
-			editContent(t, c, 1, without("thinking"))
-			c.BaseURL = dst.URL()
-			return c.Say("now elsewhere")
-		},
+		name: "another Strict instance's redacted block", from: Strict,
+		steps: []step{say("hi [redacted]"), edit(1, without("thinking"))}, last: sayLast("now elsewhere"),
 		want: "messages.1.content.0: Invalid `data` in `redacted_thinking` block",
 	},
 	{
-		name: "Unsigned history",
-		from: Unsigned,
-		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
-			must(t)(c.Say("hi"))
-			c.BaseURL = dst.URL()
-			return c.Say("now elsewhere")
-		},
+		name: "Unsigned history", from: Unsigned,
+		steps: []step{say("hi")}, last: sayLast("now elsewhere"),
 		want: "messages.1.content.0.thinking.signature: Field required",
 	},
 	{
-		name: "Lenient history",
-		from: Lenient,
-		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
-			must(t)(c.Say("hi [redacted]"))
-			c.BaseURL = dst.URL()
-			return c.Say("now elsewhere")
-		},
+		name: "Lenient history", from: Lenient,
+		steps: []step{say("hi [redacted]")}, last: sayLast("now elsewhere"),
 		want: "messages.1.content.0: Invalid `signature` in `thinking` block",
 	},
 	{
-		name: "altered thinking text",
-		from: Strict,
-		self: true,
-		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
-			c.ShowThinking = true
-			must(t)(c.Say("hi"))
-			c.Messages[1] = bytes.Replace(c.Messages[1], []byte(`\"plan\"`), []byte(`\"PLAN\"`), 1)
-			c.BaseURL = dst.URL()
-			return c.Say("again")
-		},
+		name: "altered thinking text", from: Strict, self: true,
+		steps: []step{func(t *testing.T, c *Conversation) { c.ShowThinking = true }, say("hi"), replace(1, `\"plan\"`, `\"PLAN\"`)},
+		last:  sayLast("again"),
+		want:  "messages.1.content.0: Invalid `signature` in `thinking` block",
+	},
+	{
+		name: "text added to an omitted thinking block", from: Strict, self: true,
+		steps: []step{say("hi"), replace(1, `"thinking":""`, `"thinking":"x"`)}, last: sayLast("again"),
 		want: "messages.1.content.0: Invalid `signature` in `thinking` block",
 	},
 	{
-		name: "text added to an omitted thinking block",
-		from: Strict,
-		self: true,
-		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
-			must(t)(c.Say("hi"))
-			c.Messages[1] = bytes.Replace(c.Messages[1], []byte(`"thinking":""`), []byte(`"thinking":"x"`), 1)
-			c.BaseURL = dst.URL()
-			return c.Say("again")
-		},
-		want: "messages.1.content.0: Invalid `signature` in `thinking` block",
+		name: "empty signature", from: Strict, self: true,
+		steps: []step{say("hi"), say("again"), func(t *testing.T, c *Conversation) { replace(3, field(t, c, 3, 0, "signature"), "")(t, c) }},
+		last:  sayLast("and again"),
+		want:  "messages.3.content.0: Invalid `signature` in `thinking` block",
 	},
 	{
-		name: "empty signature",
-		from: Strict,
-		self: true,
-		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
-			must(t)(c.Say("hi"))
-			must(t)(c.Say("again"))
-			sig := field(t, c, 3, 0, "signature")
-			c.Messages[3] = bytes.Replace(c.Messages[3], []byte(sig), nil, 1)
-			c.BaseURL = dst.URL()
-			return c.Say("and again")
-		},
-		want: "messages.3.content.0: Invalid `signature` in `thinking` block",
-	},
-	{
-		name: "thinking block without its text",
-		from: Strict,
-		self: true,
-		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
-			must(t)(c.Say("hi"))
-			c.Messages[1] = bytes.Replace(c.Messages[1], []byte(`"thinking":"",`), nil, 1)
-			c.BaseURL = dst.URL()
-			return c.Say("again")
-		},
+		name: "thinking block without its text", from: Strict, self: true,
+		steps: []step{say("hi"), replace(1, `"thinking":"",`, "")}, last: sayLast("again"),
 		want: "messages.1.content.0.thinking.thinking: Field required",
 	},
 	{
-		name: "empty content",
-		from: Strict,
-		self: true,
-		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
-			must(t)(c.Say("hi"))
-			c.Messages = append(c.Messages, json.RawMessage(`{"role":"user","content":[]}`))
-			c.BaseURL = dst.URL()
-			return c.Say("again")
-		},
+		name: "empty content", from: Strict, self: true,
+		steps: []step{say("hi"), appendMessage(`{"role":"user","content":[]}`)}, last: sayLast("again"),
 		want: "messages.2: all messages must have non-empty content except for the optional final assistant message",
 	},
 	{
-		name: "empty string content",
-		from: Strict,
-		self: true,
-		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
-			c.Messages = append(c.Messages, json.RawMessage(`{"role":"user","content":""}`))
-			c.BaseURL = dst.URL()
-			return c.Say("hi")
-		},
+		name: "empty string content", from: Strict, self: true,
+		steps: []step{appendMessage(`{"role":"user","content":""}`)}, last: sayLast("hi"),
 		want: "messages.0: all messages must have non-empty content except for the optional final assistant message",
 	},
 	{
-		name: "thinking ends an assistant message",
-		from: Strict,
-		self: true,
-		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
-			must(t)(c.Say("hi [redacted]"))
-			editContent(t, c, 1, without("text"))
-			c.BaseURL = dst.URL()
-			return c.Say("again")
-		},
+		name: "thinking ends an assistant message", from: Strict, self: true,
+		steps: []step{say("hi [redacted]"), edit(1, without("text"))}, last: sayLast("again"),
 		want: "messages.1: The final block in an assistant message cannot be `thinking`.",
 	},
 	{
-		name: "tool loop opened without thinking",
-		from: Strict,
-		self: true,
-		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
-			must(t)(c.Say("go [tool]"))
-			must(t)(c.ToolResult("more [tool]"))
-			editContent(t, c, 1, without("thinking"))
-			c.BaseURL = dst.URL()
-			return c.ToolResult("done")
-		},
-		want: "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking",
+		name: "tool loop opened without thinking", from: Strict, self: true,
+		steps: []step{say("go [tool]"), toolResult("more [tool]"), edit(1, without("thinking"))}, last: toolResultLast("done"),
+		want: toolLoopWithout("tool_use"),
 	},
 	{
-		name: "tool loop opened by text without thinking",
-		from: Strict,
-		self: true,
-		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
-			must(t)(c.Say("go [tool]"))
-			editContent(t, c, 1, func(blocks []json.RawMessage) []json.RawMessage {
-				return []json.RawMessage{json.RawMessage(`{"type":"text","text":"Let me look."}`), blocks[1]}
-			})
-			c.BaseURL = dst.URL()
-			return c.ToolResult("done")
-		},
-		want: "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `text`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking",
+		name: "tool loop opened by text without thinking", from: Strict, self: true,
+		steps: []step{say("go [tool]"), edit(1, func(blocks []json.RawMessage) []json.RawMessage {
+			return []json.RawMessage{json.RawMessage(`{"type":"text","text":"Let me look."}`), blocks[1]}
+		})},
+		last: toolResultLast("done"),
+		want: toolLoopWithout("text"),
 	},
 	{
-		name: "tool loop without leading thinking behind a trailing system message",
-		from: Strict,
-		self: true,
-		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
-			must(t)(c.Say("go [tool]"))
-			editContent(t, c, 1, without("thinking"))
+		name: "tool loop without leading thinking behind a trailing system message", from: Strict, self: true,
+		steps: []step{say("go [tool]"), edit(1, without("thinking")), func(t *testing.T, c *Conversation) {
 			ids, err := c.pendingToolUses()
 			if err != nil {
 				t.Fatal(err)
 			}
-			c.Messages = append(c.Messages,
-				json.RawMessage(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"`+ids[0]+`","content":"done"}]}`),
-				json.RawMessage(`{"role":"system","content":[{"type":"text","text":"env"}]}`))
-			c.BaseURL = dst.URL()
-			return c.Send()
-		},
-		want: "messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking",
+			appendMessage(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"`+ids[0]+`","content":"done"}]}`)(t, c)
+		}, appendMessage(`{"role":"system","content":[{"type":"text","text":"env"}]}`)},
+		last: (*Conversation).Send,
+		want: toolLoopWithout("tool_use"),
 	},
 	{
-		name: "thinking in the final turn while disabled",
-		from: Strict,
-		self: true,
-		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
-			c.Thinking = "disabled"
-			must(t)(c.Say("hi"))
-			c.Thinking = "enabled"
-			must(t)(c.Say("go [tool]"))
-			must(t)(c.ToolResult("more [tool] [redacted]"))
-			editContent(t, c, 3, without("thinking"))
-			c.Thinking = "disabled"
-			c.BaseURL = dst.URL()
-			return c.ToolResult("done")
-		},
+		name: "thinking in the final turn while disabled", from: Strict, self: true,
+		steps: []step{thinking("disabled"), say("hi"), thinking("enabled"), say("go [tool]"), toolResult("more [tool] [redacted]"),
+			edit(3, without("thinking")), thinking("disabled")},
+		last: toolResultLast("done"),
 		want: "messages.5.content.0: When thinking is disabled, an `assistant` message in the final position cannot contain `thinking`. To use thinking blocks, enable `thinking` in your request.",
 	},
 	{
-		name: "clear_thinking while disabled",
-		from: Strict,
-		self: true,
-		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
-			c.Thinking = "disabled"
-			c.Messages = append(c.Messages, json.RawMessage(`{"role":"user","content":"hi"}`))
+		name: "clear_thinking while disabled", from: Strict, self: true,
+		steps: []step{thinking("disabled"), appendMessage(`{"role":"user","content":"hi"}`)},
+		last: func(c *Conversation) (*Turn, error) {
 			body := bytes.Replace(c.Body(), []byte(`,"stream":`),
 				[]byte(`,"context_management":{"edits":[{"type":"clear_thinking_20251015","keep":"all"}]},"stream":`), 1)
-			c.BaseURL = dst.URL()
 			return c.post("/v1/messages?beta=true", body)
 		},
 		want: "`clear_thinking_20251015` strategy requires `thinking` to be enabled",
 	},
 	{
-		name: "latest assistant message lost its thinking",
-		from: Strict,
-		self: true,
-		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
-			c.Thinking = "adaptive"
-			must(t)(c.Say("go [tool]"))
-			editContent(t, c, 1, without("thinking"))
-			c.BaseURL = dst.URL()
-			return c.ToolResult("done")
-		},
-		want: "messages.1.content.0: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.",
+		name: "latest assistant message lost its thinking", from: Strict, self: true,
+		steps: []step{thinking("adaptive"), say("go [tool]"), edit(1, without("thinking"))}, last: toolResultLast("done"),
+		want: modified("messages.1.content.0"),
 	},
 	{
-		name: "latest tool loop message lost its thinking",
-		from: Strict,
-		self: true,
-		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
-			must(t)(c.Say("go [tool]"))
-			must(t)(c.ToolResult("more [tool]"))
-			editContent(t, c, 3, without("thinking"))
-			c.BaseURL = dst.URL()
-			return c.ToolResult("done")
-		},
-		want: "messages.3.content.0: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.",
+		name: "latest tool loop message lost its thinking", from: Strict, self: true,
+		steps: []step{say("go [tool]"), toolResult("more [tool]"), edit(3, without("thinking"))}, last: toolResultLast("done"),
+		want: modified("messages.3.content.0"),
 	},
 	{
-		name: "latest assistant message lost its redacted block",
-		from: Strict,
-		self: true,
-		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
-			must(t)(c.Say("go [tool] [redacted]"))
-			editContent(t, c, 1, without("redacted_thinking"))
-			c.BaseURL = dst.URL()
-			return c.ToolResult("done")
-		},
-		want: "messages.1.content.1: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.",
+		name: "latest assistant message lost its redacted block", from: Strict, self: true,
+		steps: []step{say("go [tool] [redacted]"), edit(1, without("redacted_thinking"))}, last: toolResultLast("done"),
+		want: modified("messages.1.content.1"),
 	},
 	{
-		name: "latest assistant message's thinking reordered",
-		from: Strict,
-		self: true,
-		run: func(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
-			must(t)(c.Say("hi [redacted]"))
-			editContent(t, c, 1, func(b []json.RawMessage) []json.RawMessage {
-				return []json.RawMessage{b[1], b[0], b[2]}
-			})
-			c.BaseURL = dst.URL()
-			return c.Say("again")
-		},
-		want: "messages.1.content.0: `thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.",
+		name: "latest assistant message's thinking reordered", from: Strict, self: true,
+		steps: []step{say("hi [redacted]"), edit(1, func(b []json.RawMessage) []json.RawMessage { return []json.RawMessage{b[1], b[0], b[2]} })},
+		last:  sayLast("again"),
+		want:  modified("messages.1.content.0"),
 	},
+}
+
+// run takes c through the case's steps, then sends its last request to
+// dst.
+func (tc historyCase) run(t *testing.T, c *Conversation, dst *Upstream) (*Turn, error) {
+	t.Helper()
+	for _, s := range tc.steps {
+		s(t, c)
+	}
+	c.BaseURL = dst.URL()
+	return tc.last(c)
 }
 
 // TestStrictRejectsBrokenHistories checks each rule as a model that does
@@ -343,51 +263,35 @@ func TestLenientAndUnsignedAcceptBrokenHistories(t *testing.T) {
 }
 
 func TestStrictAcceptsValidHistories(t *testing.T) {
-	tests := []struct {
-		name string
-		run  func(t *testing.T, c *Conversation) (*Turn, error)
-	}{
-		{"optional empty final assistant message", func(t *testing.T, c *Conversation) (*Turn, error) {
-			must(t)(c.Say("hi"))
-			c.Messages = append(c.Messages, json.RawMessage(`{"role":"user","content":"more"}`), json.RawMessage(`{"role":"assistant","content":[]}`))
-			return c.Send()
-		}},
-		{"string content", func(t *testing.T, c *Conversation) (*Turn, error) {
-			c.Messages = append(c.Messages, json.RawMessage(`{"role":"user","content":"hi [tool]"}`))
-			return c.Send()
-		}},
-		{"adaptive tool loop whose first message lost its thinking", func(t *testing.T, c *Conversation) (*Turn, error) {
-			c.Thinking = "adaptive"
-			must(t)(c.Say("go [tool]"))
-			must(t)(c.ToolResult("more [tool]"))
-			editContent(t, c, 1, without("thinking"))
-			return c.ToolResult("done")
-		}},
-		{"later message of the tool loop without thinking", func(t *testing.T, c *Conversation) (*Turn, error) {
-			must(t)(c.Say("go [tool]"))
-			must(t)(c.ToolResult("more [tool]"))
-			must(t)(c.ToolResult("again [tool]"))
-			editContent(t, c, 3, without("thinking"))
-			return c.ToolResult("done")
-		}},
-		{"thinking dropped from an older turn while disabled", func(t *testing.T, c *Conversation) (*Turn, error) {
-			must(t)(c.Say("go [tool]"))
-			must(t)(c.ToolResult("done"))
-			c.Thinking = "disabled"
-			return c.Say("next")
-		}},
-		{"latest plain answer without its thinking", func(t *testing.T, c *Conversation) (*Turn, error) {
-			must(t)(c.Say("hi"))
-			editContent(t, c, 1, without("thinking"))
-			return c.Say("again")
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+	for _, tc := range []historyCase{
+		{
+			name:  "optional empty final assistant message",
+			steps: []step{say("hi"), appendMessage(`{"role":"user","content":"more"}`), appendMessage(`{"role":"assistant","content":[]}`)},
+			last:  (*Conversation).Send,
+		},
+		{name: "string content", steps: []step{appendMessage(`{"role":"user","content":"hi [tool]"}`)}, last: (*Conversation).Send},
+		{
+			name:  "adaptive tool loop whose first message lost its thinking",
+			steps: []step{thinking("adaptive"), say("go [tool]"), toolResult("more [tool]"), edit(1, without("thinking"))},
+			last:  toolResultLast("done"),
+		},
+		{
+			name:  "later message of the tool loop without thinking",
+			steps: []step{say("go [tool]"), toolResult("more [tool]"), toolResult("again [tool]"), edit(3, without("thinking"))},
+			last:  toolResultLast("done"),
+		},
+		{
+			name:  "thinking dropped from an older turn while disabled",
+			steps: []step{say("go [tool]"), toolResult("done"), thinking("disabled")},
+			last:  sayLast("next"),
+		},
+		{name: "latest plain answer without its thinking", steps: []step{say("hi"), edit(1, without("thinking"))}, last: sayLast("again")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
 			up := newUpstream(t, "a", Strict)
 			up.BindSignatures(false) // the histories edit earlier messages
 			c := NewConversation(up.URL(), "session-1")
-			must(t)(tt.run(t, c))
+			must(t)(tc.run(t, c, up))
 		})
 	}
 }
