@@ -234,8 +234,8 @@ func (g *gateway) send(t *testing.T, path string, h http.Header, body []byte) (i
 	return resp.StatusCode, resp.Header, b
 }
 
-// lastRequest returns the body the upstream received last.
-func lastRequest(t *testing.T, u *llmtest.Upstream) llmtest.Received {
+// lastRequest returns the request the upstream received last.
+func lastRequest(t *testing.T, u interface{ Requests() []llmtest.Received }) llmtest.Received {
 	t.Helper()
 	reqs := u.Requests()
 	if len(reqs) == 0 {

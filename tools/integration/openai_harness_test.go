@@ -64,16 +64,6 @@ func chatRequest(t *testing.T, body []byte) (top map[string]json.RawMessage, msg
 	return top, msgs
 }
 
-// lastChatRequest returns the last request a chat upstream received.
-func lastChatRequest(t *testing.T, u *llmtest.ChatUpstream) llmtest.Received {
-	t.Helper()
-	reqs := u.Requests()
-	if len(reqs) == 0 {
-		t.Fatal("chat upstream received nothing")
-	}
-	return reqs[len(reqs)-1]
-}
-
 // contentBlock is a block of an assistant message the client assembled.
 type contentBlock struct {
 	Type      string          `json:"type"`

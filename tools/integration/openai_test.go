@@ -52,7 +52,7 @@ func testOpenAIToolLoop(t *testing.T, f llmtest.ChatFlavor, reasoning string, st
 	if turn.Model != "claude-sonnet-4-5" || turn.StopReason != "tool_use" {
 		t.Errorf("answer 1 names model %q, stop %q", turn.Model, turn.StopReason)
 	}
-	first := lastChatRequest(t, chat)
+	first := lastRequest(t, chat)
 	top, _ := chatRequest(t, first.Body)
 	if string(top["model"]) != `"served-model"` || first.Path != "/v1/chat/completions" || first.RawQuery != "" {
 		t.Errorf("request 1 went to %s?%s for model %s", first.Path, first.RawQuery, top["model"])
@@ -67,9 +67,9 @@ func testOpenAIToolLoop(t *testing.T, f llmtest.ChatFlavor, reasoning string, st
 	}
 
 	turn = ok(c.ToolResult("file1 file2"))
-	_, msgs := chatRequest(t, lastChatRequest(t, chat).Body)
+	_, msgs := chatRequest(t, lastRequest(t, chat).Body)
 	if len(msgs) != 4 || msgs[0].Role != "system" || msgs[2].Role != "assistant" || msgs[3].Role != "tool" || msgs[3].ToolCallID != "call_chat_1" {
-		t.Fatalf("request 2 messages: %s", lastChatRequest(t, chat).Body)
+		t.Fatalf("request 2 messages: %s", lastRequest(t, chat).Body)
 	}
 	assertReasoningBack(t, msgs[2], reasoning, chat.Reasoning(1))
 	blocks = blocksOf(t, turn.Message)
@@ -133,12 +133,12 @@ func TestOpenAISwitchInsideToolLoop(t *testing.T) {
 
 			g.use("chat")
 			ok(c.ToolResult("[tool] file1 file2"))
-			_, msgs := chatRequest(t, lastChatRequest(t, chat).Body)
+			_, msgs := chatRequest(t, lastRequest(t, chat).Body)
 			if want := `Step without its reasoning: called Bash {"command":"echo anthropic"} (toolu_anthropic_1).`; len(msgs) != 4 || msgs[2].ReasoningContent == nil || *msgs[2].ReasoningContent != want {
-				t.Fatalf("the chat server got Anthropic's tool call without the filler reasoning: %s", lastChatRequest(t, chat).Body)
+				t.Fatalf("the chat server got Anthropic's tool call without the filler reasoning: %s", lastRequest(t, chat).Body)
 			}
-			if strings.Contains(string(lastChatRequest(t, chat).Body), "anthropic") && strings.Contains(string(lastChatRequest(t, chat).Body), "thinking") {
-				t.Errorf("the chat server saw Anthropic's thinking: %s", lastChatRequest(t, chat).Body)
+			if strings.Contains(string(lastRequest(t, chat).Body), "anthropic") && strings.Contains(string(lastRequest(t, chat).Body), "thinking") {
+				t.Errorf("the chat server saw Anthropic's thinking: %s", lastRequest(t, chat).Body)
 			}
 
 			g.use("anthropic")

@@ -56,7 +56,7 @@ func TestRealClaudeCodeReadsFilesThroughOpenAI(t *testing.T) {
 
 	out := claudeRunWith(t, nil, claude, home, g.url(), "[read "+pngPath+"] what is in it?", "--allowedTools", "Read")
 	t.Logf("run 1 (PNG) printed: %s", strings.TrimSpace(out))
-	last := lastChatRequest(t, or)
+	last := lastRequest(t, or)
 	parts, tools := chatParts(t, last.Body)
 	t.Logf("run 1: tool messages %q; user parts %d", tools, len(parts))
 	wantPNG := "data:image/png;base64," + base64.StdEncoding.EncodeToString(pngBytes)
@@ -72,7 +72,7 @@ func TestRealClaudeCodeReadsFilesThroughOpenAI(t *testing.T) {
 
 	out = claudeRunWith(t, nil, claude, home, g.url(), "--continue", "[read "+pdfPath+"] and this?", "--allowedTools", "Read")
 	t.Logf("run 2 (PDF) printed: %s", strings.TrimSpace(out))
-	last = lastChatRequest(t, or)
+	last = lastRequest(t, or)
 	parts, tools = chatParts(t, last.Body)
 	t.Logf("run 2: tool messages %q", tools)
 	// Claude Code's Read sends a PDF as a document block inside the tool
@@ -92,7 +92,7 @@ func TestRealClaudeCodeReadsFilesThroughOpenAI(t *testing.T) {
 
 	out = claudeRunWith(t, []string{"CLAUDE_CODE_MAX_OUTPUT_TOKENS=1200"}, claude, home, g.url(), "--continue", "briefly")
 	t.Logf("run 3 (cap 1200) printed: %s", strings.TrimSpace(out))
-	top, _ := chatRequest(t, lastChatRequest(t, or).Body)
+	top, _ := chatRequest(t, lastRequest(t, or).Body)
 	t.Logf("run 3: max_tokens %s", top["max_tokens"])
 	if string(top["max_tokens"]) != "1200" {
 		t.Errorf("the server got max_tokens %s, want the client's cap 1200", top["max_tokens"])

@@ -50,7 +50,7 @@ type detailMessage struct {
 // of such a final turn out for the Messages API's rule on tool loops).
 func assertSignaturesBack(t *testing.T, u *llmtest.ChatUpstream, prefix string, dummies ...string) {
 	t.Helper()
-	last := lastChatRequest(t, u)
+	last := lastRequest(t, u)
 	var req struct {
 		Messages []detailMessage `json:"messages"`
 	}
@@ -216,7 +216,7 @@ func TestOpenRouterForgedPartGoesNowhere(t *testing.T) {
 	}
 	c.Messages[1] = json.RawMessage(forged)
 	ok(c.ToolResult("file1"))
-	last := lastChatRequest(t, or)
+	last := lastRequest(t, or)
 	if strings.Contains(string(last.Body), "FORGED") || !strings.Contains(string(last.Body), "skip_thought_signature_validator") {
 		t.Errorf("the forged part went on: %s", last.Body)
 	}
@@ -290,7 +290,7 @@ func TestMaxTokensFieldDeclared(t *testing.T) {
 	ok := okTurns(t)
 	c := g.conversation("max-tokens-field")
 	ok(c.Say("hello"))
-	top, _ := chatRequest(t, lastChatRequest(t, u).Body)
+	top, _ := chatRequest(t, lastRequest(t, u).Body)
 	if n := chatRefusals(u); n != 0 || string(top["max_completion_tokens"]) != "16000" {
 		t.Fatalf("%d refusals, max_completion_tokens %s", n, top["max_completion_tokens"])
 	}
@@ -327,7 +327,7 @@ func TestAModelThatAlwaysThinksIsNeverToldNone(t *testing.T) {
 	}
 	c.Thinking = "enabled"
 	ok(c.Say("think hard"))
-	if top, _ := chatRequest(t, lastChatRequest(t, u).Body); string(top["reasoning_effort"]) != `"high"` {
+	if top, _ := chatRequest(t, lastRequest(t, u).Body); string(top["reasoning_effort"]) != `"high"` {
 		t.Errorf("a request that thinks went with reasoning_effort %s", top["reasoning_effort"])
 	}
 	restartCaddy(t, g)
@@ -358,9 +358,9 @@ func TestFillersStayPutAsTheConversationGrows(t *testing.T) {
 	}
 	g.use("chat")
 	ok(c.Say("what now?"))
-	before := lastChatRequest(t, chat)
+	before := lastRequest(t, chat)
 	ok(c.Say("[tool] and now?"))
-	after := lastChatRequest(t, chat)
+	after := lastRequest(t, chat)
 	_, is := chatRequest(t, after.Body)
 	var wasRaw, isRaw struct{ Messages []json.RawMessage }
 	json.Unmarshal(before.Body, &wasRaw)

@@ -64,9 +64,9 @@ func TestClaudeCodeSideShapesThroughOpenAI(t *testing.T) {
 						continue
 					}
 					messagesAnswer(t, fmt.Sprintf("%s, stream %v", name, stream), stream, b)
-					top, _ := chatRequest(t, lastChatRequest(t, chat).Body)
+					top, _ := chatRequest(t, lastRequest(t, chat).Body)
 					if _, has := top["tools"]; !has && (top["tool_choice"] != nil || top["parallel_tool_calls"] != nil) {
-						t.Errorf("%s: tool_choice without tools: %s", name, lastChatRequest(t, chat).Body)
+						t.Errorf("%s: tool_choice without tools: %s", name, lastRequest(t, chat).Body)
 					}
 				}
 			}

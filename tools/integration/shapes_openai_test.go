@@ -62,7 +62,7 @@ func TestChatServersThatWantReasoningBack(t *testing.T) {
 			}
 			// Every assistant message of the last request carries the
 			// field: its own reasoning, or the placeholder.
-			_, msgs := chatRequest(t, lastChatRequest(t, chat).Body)
+			_, msgs := chatRequest(t, lastRequest(t, chat).Body)
 			for i, m := range msgs {
 				if m.Role == "assistant" && (m.ReasoningContent == nil || *m.ReasoningContent == "") && (tc.flavor == llmtest.DeepSeekV4Style || len(m.ToolCalls) > 0) {
 					t.Errorf("message %d has no reasoning_content", i)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/transporttest"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/transport"
 )
 
@@ -17,12 +18,12 @@ func TestGeminiRoundTrip(t *testing.T) {
 	defer up.Close()
 	up.RequireKey("gk-test")
 	g := &transport.Gemini{Models: transport.Models{{Match: "claude-*", Model: "gemini-3-pro-preview"}}, APIKey: "gk-test", SigningKey: "test secret"}
-	provisioned(t, g)
+	transporttest.Provision(t, g)
 
 	tools := `"tools":[{"name":"Bash","description":"Run","input_schema":{"type":"object","properties":{"command":{"type":"string"}}}}]`
 	first := `{"model":"claude-sonnet-4-5","max_tokens":100,"thinking":{"type":"enabled","budget_tokens":2048},` + tools +
 		`,"messages":[{"role":"user","content":"[tool] list files"}]}`
-	resp, body := post(t, g, up.URL()+"/v1/messages?beta=true", first)
+	resp, body := transporttest.Post(t, g, up.URL()+"/v1/messages?beta=true", first)
 	var m message
 	if err := json.Unmarshal([]byte(body), &m); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("%d %s", resp.StatusCode, body)
@@ -42,7 +43,7 @@ func TestGeminiRoundTrip(t *testing.T) {
 	second := `{"model":"claude-sonnet-4-5","max_tokens":100,"stream":true,"thinking":{"type":"enabled","budget_tokens":2048},` + tools +
 		`,"messages":[{"role":"user","content":"[tool] list files"},{"role":"assistant","content":` + string(assistant) +
 		`},{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + m.Content[2].ID + `","content":"a.txt"}]}]}`
-	resp, body = post(t, g, up.URL()+"/v1/messages", second)
+	resp, body = transporttest.Post(t, g, up.URL()+"/v1/messages", second)
 	if resp.StatusCode != 200 || !strings.Contains(body, "event: message_stop") || !strings.Contains(body, `"text":"gem an`) {
 		t.Fatalf("second turn: %d %s\nupstream: %s", resp.StatusCode, body, up.Requests()[1].ErrorMessage)
 	}

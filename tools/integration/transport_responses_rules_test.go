@@ -10,6 +10,7 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/handoff"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/transporttest"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/transport"
 )
 
@@ -35,7 +36,7 @@ func TestResponsesNoSummaryForAnUnverifiedOrganization(t *testing.T) {
 		return resp, string(b)
 	}
 	r := &transport.Responses{SigningKey: "k"}
-	provisioned(t, r)
+	transporttest.Provision(t, r)
 	resp, got := send(r, 0)
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(got, "must be verified to generate reasoning summaries") {
 		t.Fatalf("with a summary: %d %s", resp.StatusCode, got)
@@ -48,7 +49,7 @@ func TestResponsesNoSummaryForAnUnverifiedOrganization(t *testing.T) {
 		"none":    {&transport.Responses{SigningKey: "k", ReasoningSummary: "none"}, 0},
 	} {
 		if tc.r != r {
-			provisioned(t, tc.r)
+			transporttest.Provision(t, tc.r)
 		}
 		resp, got := send(tc.r, tc.facts)
 		var m struct {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/transporttest"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/transport"
 )
 
@@ -20,12 +21,12 @@ func TestResponsesRoundTrip(t *testing.T) {
 	defer up.Close()
 	up.RequireKey("sk-oa")
 	r := &transport.Responses{Models: transport.Models{{Match: "claude-*", Model: "gpt-5"}}, APIKey: "sk-oa", SigningKey: "test secret"}
-	provisioned(t, r)
+	transporttest.Provision(t, r)
 
 	tools := `"tools":[{"name":"Bash","description":"Run","input_schema":{"type":"object","properties":{"command":{"type":"string"}}}}]`
 	first := `{"model":"claude-sonnet-4-5","max_tokens":100,"thinking":{"type":"enabled","budget_tokens":2048},` + tools +
 		`,"messages":[{"role":"user","content":"[tool] list files"}]}`
-	resp, body := post(t, r, up.URL()+"/v1/messages?beta=true", first)
+	resp, body := transporttest.Post(t, r, up.URL()+"/v1/messages?beta=true", first)
 	var m message
 	if err := json.Unmarshal([]byte(body), &m); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("%d %s\nupstream: %s", resp.StatusCode, body, up.Requests()[0].ErrorMessage)
@@ -45,7 +46,7 @@ func TestResponsesRoundTrip(t *testing.T) {
 	second := `{"model":"claude-sonnet-4-5","max_tokens":100,"stream":true,"thinking":{"type":"enabled","budget_tokens":2048},` + tools +
 		`,"messages":[{"role":"user","content":"[tool] list files"},{"role":"assistant","content":` + string(assistant) +
 		`},{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + m.Content[1].ID + `","content":"a.txt"}]}]}`
-	resp, body = post(t, r, up.URL()+"/v1/messages", second)
+	resp, body = transporttest.Post(t, r, up.URL()+"/v1/messages", second)
 	if resp.StatusCode != 200 || !strings.Contains(body, "event: message_stop") || streamedText(body) != "oa answer 2." {
 		t.Fatalf("second turn: %d %s\nupstream: %s", resp.StatusCode, body, up.Requests()[1].ErrorMessage)
 	}
@@ -55,7 +56,7 @@ func TestResponsesRoundTrip(t *testing.T) {
 
 	// Without thinking (a title, say), the model still reasons, but its
 	// item carries nothing that could go back: no block.
-	resp, body = post(t, r, up.URL()+"/v1/messages", `{"model":"claude-haiku-4-5","max_tokens":100,"messages":[{"role":"user","content":"a title"}]}`)
+	resp, body = transporttest.Post(t, r, up.URL()+"/v1/messages", `{"model":"claude-haiku-4-5","max_tokens":100,"messages":[{"role":"user","content":"a title"}]}`)
 	if err := json.Unmarshal([]byte(body), &m); err != nil || resp.StatusCode != 200 || len(m.Content) != 1 || m.Content[0].Text != "oa answer 3." {
 		t.Fatalf("without thinking: %d %s", resp.StatusCode, body)
 	}
