@@ -226,15 +226,7 @@ func (u *ChatUpstream) issuedInOrder(parts []string) bool {
 // Signatures returns the thought signatures an OpenRouterGemini issued,
 // each with the id of the call it was issued for ("" for an answer without
 // calls).
-func (u *ChatUpstream) Signatures() map[string]string {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	out := make(map[string]string, len(u.signatures))
-	for k, v := range u.signatures {
-		out[k] = v
-	}
-	return out
-}
+func (u *ChatUpstream) Signatures() map[string]string { return copyLocked(&u.mu, &u.signatures) }
 
 // ForgetSignatures makes every thought signature issued so far one Gemini
 // no longer takes ("Corrupted thought signature."), as after a change of

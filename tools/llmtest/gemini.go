@@ -61,15 +61,7 @@ func (u *GeminiUpstream) Thought(n int) string { return fmt.Sprintf("%s thinks #
 
 // Signatures returns every signature the upstream issued, by the part it
 // was issued on ("call Bash", "text").
-func (u *GeminiUpstream) Signatures() map[string]string {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	out := make(map[string]string, len(u.issued))
-	for k, v := range u.issued {
-		out[k] = v
-	}
-	return out
-}
+func (u *GeminiUpstream) Signatures() map[string]string { return copyLocked(&u.mu, &u.issued) }
 
 // GeminiError returns Google's error envelope.
 func GeminiError(code int, status, msg string) []byte {

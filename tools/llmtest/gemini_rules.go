@@ -77,11 +77,7 @@ var functionResponseMIME = map[string]bool{
 // OutputBound makes maxOutputTokens at or over bound a refusal, as Vertex
 // AI refuses it for models whose bound is 65536 rather than the default
 // DefaultGeminiOutputBound.
-func (u *GeminiUpstream) OutputBound(bound int) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.outputBound = bound
-}
+func (u *GeminiUpstream) OutputBound(bound int) { setLocked(&u.mu, &u.outputBound, bound) }
 
 // AnswerEmpty makes the next times answers (every one when times < 0) a
 // 200 whose candidate has no content and finishReason reason, as Gemini

@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -21,6 +22,23 @@ type mock struct {
 	model    string
 }
 
+// setLocked sets *field to v with mu held: the mocks' settings, which
+// tests change while the server runs.
+func setLocked[T any](mu *sync.Mutex, field *T, v T) {
+	mu.Lock()
+	defer mu.Unlock()
+	*field = v
+}
+
+// copyLocked returns a copy of *m taken with mu held.
+func copyLocked[K comparable, V any](mu *sync.Mutex, m *map[K]V) map[K]V {
+	mu.Lock()
+	defer mu.Unlock()
+	out := make(map[K]V, len(*m))
+	maps.Copy(out, *m)
+	return out
+}
+
 // start serves h on 127.0.0.1.
 func (m *mock) start(h http.HandlerFunc) { m.srv = startLocal(h) }
 
@@ -35,19 +53,11 @@ func (m *mock) Close() { m.srv.Close() }
 
 // RequireKey makes every request without the key answer as the API
 // answers a wrong key.
-func (m *mock) RequireKey(key string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.key = key
-}
+func (m *mock) RequireKey(key string) { setLocked(&m.mu, &m.key, key) }
 
 // ServeModel makes every request for another model answer 404, as a
 // server that serves one model does; "" serves any.
-func (m *mock) ServeModel(model string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.model = model
-}
+func (m *mock) ServeModel(model string) { setLocked(&m.mu, &m.model, model) }
 
 // FailNext makes the next request get status with body as it is.
 func (m *mock) FailNext(status int, body string) {

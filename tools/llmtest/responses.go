@@ -77,15 +77,7 @@ func (u *ResponsesUpstream) SetOrganization(key, org string) {
 
 // Issued returns every reasoning item the upstream answered, by id, with
 // the organization it was issued to.
-func (u *ResponsesUpstream) Issued() map[string]string {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	out := make(map[string]string, len(u.issued))
-	for k, v := range u.issued {
-		out[k] = v
-	}
-	return out
-}
+func (u *ResponsesUpstream) Issued() map[string]string { return copyLocked(&u.mu, &u.issued) }
 
 // ReasoningBack returns the ids of the upstream's own reasoning items that
 // request i (from 0, as Requests numbers them) sent back, in order; an end

@@ -28,11 +28,7 @@ const (
 )
 
 // WantThinkingBack makes u refuse a thinking request by rule.
-func (u *Upstream) WantThinkingBack(rule ThinkingBackRule) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.thinkingBack = rule
-}
+func (u *Upstream) WantThinkingBack(rule ThinkingBackRule) { setLocked(&u.mu, &u.thinkingBack, rule) }
 
 // refuse returns the message of the 400 for req, or "". The final
 // assistant message, a prefill, is not an earlier one.

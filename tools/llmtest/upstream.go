@@ -143,76 +143,44 @@ func (u *Upstream) RequestsWith(name, value string) []Received {
 
 // Reset forgets the received requests. Keys, counters and what the instance
 // produced are kept, so earlier blocks stay valid.
-func (u *Upstream) Reset() {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.received = nil
-}
+func (u *Upstream) Reset() { setLocked(&u.mu, &u.received, nil) }
 
 // RotateKey gives the instance a new signing key, as when a provider's key,
 // account or region changes behind the same address: from now on it refuses
 // every signature and redacted payload it issued before.
-func (u *Upstream) RotateKey() {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.signer = newSigner()
-}
+func (u *Upstream) RotateKey() { setLocked(&u.mu, &u.signer, newSigner()) }
 
 // BindSignatures turns the binding of a Strict instance's signatures to
 // the conversation before them on (the default, as the newest models do)
 // or off (as older models do): a bound signature is refused, with "bound to
 // a different conversation", once the system prompt, the tools or any
 // message before the block's differ from when it was produced.
-func (u *Upstream) BindSignatures(on bool) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.unbound = !on
-}
+func (u *Upstream) BindSignatures(on bool) { setLocked(&u.mu, &u.unbound, !on) }
 
 // CutNextStream makes the next streamed response stop after its first
 // events events, breaking the connection as an upstream that crashed or
 // was reset does: no message_stop, no proper end of the body.
-func (u *Upstream) CutNextStream(events int) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.cutAfter = events
-}
+func (u *Upstream) CutNextStream(events int) { setLocked(&u.mu, &u.cutAfter, events) }
 
 // SetGzip turns gzip on or off for every response that is not a stream:
 // message JSON, count_tokens and error envelopes. A response is compressed
 // only when the request's Accept-Encoding allows gzip.
-func (u *Upstream) SetGzip(on bool) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.gzip = on
-}
+func (u *Upstream) SetGzip(on bool) { setLocked(&u.mu, &u.gzip, on) }
 
 // AnswerAs makes every later answer, streamed or not, name model instead of
 // the model the request asked for, as a gateway that maps claude-* names to
 // its own models does; "" goes back to the model asked for.
-func (u *Upstream) AnswerAs(model string) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.answerAs = model
-}
+func (u *Upstream) AnswerAs(model string) { setLocked(&u.mu, &u.answerAs, model) }
 
 // ServeModel makes every request for another model than model answer 404
 // not_found_error, as Ollama answers a model it has not pulled; "" serves
 // any model.
-func (u *Upstream) ServeModel(model string) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.serves = model
-}
+func (u *Upstream) ServeModel(model string) { setLocked(&u.mu, &u.serves, model) }
 
 // OmitOpeningTag makes a Tagged instance leave out the opening <think> of
 // its reasoning, as DeepSeek-R1-style models do: the text starts inside the
 // think section and only </think> marks where the answer begins.
-func (u *Upstream) OmitOpeningTag(on bool) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.omitOpen = on
-}
+func (u *Upstream) OmitOpeningTag(on bool) { setLocked(&u.mu, &u.omitOpen, on) }
 
 func (u *Upstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
