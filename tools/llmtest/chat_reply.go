@@ -154,16 +154,7 @@ func pieces(s string, n int) []string {
 func (u *ChatUpstream) stream(w http.ResponseWriter, rec *Received, r chatReply, usage bool) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
-	fl, _ := w.(http.Flusher)
-	write := func(b []byte) {
-		w.Write(b)
-		if fl != nil {
-			fl.Flush()
-		}
-		u.mu.Lock()
-		rec.Status, rec.Response = http.StatusOK, append(rec.Response, b...)
-		u.mu.Unlock()
-	}
+	write := func(b []byte) { u.streamEvent(w, rec, b) }
 	chunk := func(choices []any, extra map[string]any) {
 		c := map[string]any{"id": r.id, "object": "chat.completion.chunk", "created": 1, "model": r.model, "choices": choices}
 		for k, v := range extra {

@@ -337,15 +337,6 @@ func (u *GeminiUpstream) streamEvents(w http.ResponseWriter, rec *Received, resp
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	for _, resp := range responses {
-		event := append(append([]byte("data: "), resp...), "\r\n\r\n"...)
-		// Recorded before it is written: a client that read it finds it
-		// in Requests.
-		u.mu.Lock()
-		rec.Status, rec.Response = http.StatusOK, append(rec.Response, event...)
-		u.mu.Unlock()
-		w.Write(event)
-		if f, ok := w.(http.Flusher); ok {
-			f.Flush()
-		}
+		u.streamEvent(w, rec, append(append([]byte("data: "), resp...), "\r\n\r\n"...))
 	}
 }

@@ -39,6 +39,19 @@ func copyLocked[K comparable, V any](mu *sync.Mutex, m *map[K]V) map[K]V {
 	return out
 }
 
+// putLocked sets (*m)[k] to v for each of keys with mu held, making the
+// map first when there is none.
+func putLocked[V any](mu *sync.Mutex, m *map[string]V, v V, keys ...string) {
+	mu.Lock()
+	defer mu.Unlock()
+	if *m == nil {
+		*m = make(map[string]V)
+	}
+	for _, k := range keys {
+		(*m)[k] = v
+	}
+}
+
 // start serves h on 127.0.0.1.
 func (m *mock) start(h http.HandlerFunc) { m.srv = startLocal(h) }
 
@@ -67,14 +80,29 @@ func (m *mock) FailNext(status int, body string) {
 }
 
 // Requests returns a copy of every request received, in order.
-func (m *mock) Requests() []Received {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := make([]Received, len(m.received))
-	for i, r := range m.received {
+func (m *mock) Requests() []Received { return copyReceived(&m.mu, &m.received) }
+
+// copyReceived returns a copy of the requests *rs, taken with mu held.
+func copyReceived(mu *sync.Mutex, rs *[]*Received) []Received {
+	mu.Lock()
+	defer mu.Unlock()
+	out := make([]Received, len(*rs))
+	for i, r := range *rs {
 		out[i] = r.clone()
 	}
 	return out
+}
+
+// streamEvent writes one event of a 200 event stream and flushes it:
+// recorded first, so that a client that read it finds it in Requests.
+func (m *mock) streamEvent(w http.ResponseWriter, rec *Received, event []byte) {
+	m.mu.Lock()
+	rec.Status, rec.Response = http.StatusOK, append(rec.Response, event...)
+	m.mu.Unlock()
+	w.Write(event)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 // receive records a request, and returns it with the failure scripted

@@ -230,7 +230,6 @@ func (r *responsesReply) events() []jobj {
 func (u *ResponsesUpstream) stream(w http.ResponseWriter, rec *Received, r *responsesReply, fault *streamFault) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
-	fl, _ := w.(http.Flusher)
 	var done []any // the items done so far, for a response.failed
 	for k, ev := range r.events() {
 		if fault != nil && k == fault.n {
@@ -238,14 +237,7 @@ func (u *ResponsesUpstream) stream(w http.ResponseWriter, rec *Received, r *resp
 		}
 		typ := ev[0].v.(string)
 		b, _ := json.Marshal(append(jobj{ev[0], {"sequence_number", k}}, ev[1:]...))
-		event := fmt.Appendf(nil, "event: %s\ndata: %s\n\n", typ, b)
-		w.Write(event)
-		if fl != nil {
-			fl.Flush()
-		}
-		u.mu.Lock()
-		rec.Status, rec.Response = http.StatusOK, append(rec.Response, event...)
-		u.mu.Unlock()
+		u.streamEvent(w, rec, fmt.Appendf(nil, "event: %s\ndata: %s\n\n", typ, b))
 		if fault != nil && k == fault.n {
 			return
 		}

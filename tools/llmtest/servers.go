@@ -29,14 +29,7 @@ const msgGLMAlwaysThinks = "该模型始终思考，不支持关闭思考；请�
 
 // RefuseAsServer makes u refuse requests for models as r says.
 func (u *Upstream) RefuseAsServer(r ServerRefusal, models ...string) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if u.serverRefusals == nil {
-		u.serverRefusals = make(map[string]ServerRefusal)
-	}
-	for _, m := range models {
-		u.serverRefusals[m] = r
-	}
+	putLocked(&u.mu, &u.serverRefusals, r, models...)
 }
 
 // serverRefusal answers req with the refusal u was told to make, and

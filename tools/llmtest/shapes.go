@@ -77,14 +77,7 @@ const (
 // RefuseThinkingType makes u refuse a request for one of models whose
 // thinking is of the type r refuses, in r's words.
 func (u *Upstream) RefuseThinkingType(r TypeRefusal, models ...string) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if u.typeRefusals == nil {
-		u.typeRefusals = make(map[string]TypeRefusal)
-	}
-	for _, m := range models {
-		u.typeRefusals[m] = r
-	}
+	putLocked(&u.mu, &u.typeRefusals, r, models...)
 }
 
 // refuse returns the message of the 400 for req, or "".

@@ -111,15 +111,7 @@ func (u *Upstream) Close() {
 
 // Requests returns a copy of every request received since the start or
 // the last Reset, in order of arrival.
-func (u *Upstream) Requests() []Received {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	out := make([]Received, len(u.received))
-	for i, r := range u.received {
-		out[i] = r.clone()
-	}
-	return out
-}
+func (u *Upstream) Requests() []Received { return copyReceived(&u.mu, &u.received) }
 
 // RequestsOf returns a copy of every request of the Claude Code session
 // named session (its X-Claude-Code-Session-Id), in order of arrival.
@@ -275,14 +267,7 @@ func (u *Upstream) check(body []byte) (*request, string) {
 // thinking on as Ollama answers one for a model without thinking: a 400
 // "\"<model>\" does not support thinking".
 func (u *Upstream) RefuseThinking(models ...string) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if u.cannotThink == nil {
-		u.cannotThink = make(map[string]bool)
-	}
-	for _, m := range models {
-		u.cannotThink[m] = true
-	}
+	putLocked(&u.mu, &u.cannotThink, true, models...)
 }
 
 // NeverThink makes u answer requests for the models without thinking,
