@@ -35,11 +35,7 @@ func realClient(t *testing.T) string {
 // printed.
 func claudeRun(t *testing.T, claude, home, baseURL string, args ...string) string {
 	t.Helper()
-	out, err := claudeRunEnv(t, nil, claude, home, baseURL, args...)
-	if err != nil {
-		t.Fatalf("claude %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return out
+	return claudeRunWith(t, nil, claude, home, baseURL, args...)
 }
 
 // claudeRunWith is claudeRun with more environment for the client
@@ -114,17 +110,67 @@ func claudeHome(t *testing.T) string {
 	return home
 }
 
+// firstOnAnthropic runs the real client's first turn on the gateway's
+// anthropic backend, and returns the signatures of the blocks anthropic
+// produced for it.
+func firstOnAnthropic(t *testing.T, g *gateway, claude, home string) []string {
+	t.Helper()
+	out := claudeRun(t, claude, home, g.url(), "hello")
+	t.Logf("run 1 on anthropic printed: %s", strings.TrimSpace(out))
+	own := mainThreadSignatures(g.upstreams["anthropic"])
+	if len(own) == 0 {
+		t.Fatal("anthropic produced no thinking block")
+	}
+	return own
+}
+
+// toolLoop and goOn are the arguments of the real client's runs with
+// --continue: round a Bash tool loop, and on.
+var (
+	toolLoop = []string{"[tool] list the files here", "--allowedTools", "Bash"}
+	goOn     = []string{"go on"}
+)
+
+// continueOn runs the real client with --continue and args on the
+// gateway's backend in use, which Claude Code must show the answer of,
+// saying answer.
+func continueOn(t *testing.T, g *gateway, claude, home, answer string, args []string) {
+	t.Helper()
+	out := claudeRun(t, claude, home, g.url(), append([]string{"--continue"}, args...)...)
+	t.Logf("%q on %s printed: %s", args[0], g.Active, strings.TrimSpace(out))
+	if !strings.Contains(out, answer) {
+		t.Errorf("Claude Code did not show %s's answer: %q", g.Active, out)
+	}
+}
+
+// carriesNone fails t if any of the requests to backend carries one of
+// the signatures sigs.
+func carriesNone(t *testing.T, backend string, reqs []llmtest.Received, sigs []string) {
+	t.Helper()
+	for _, sig := range sigs {
+		for i, r := range reqs {
+			if strings.Contains(string(r.Body), sig) {
+				t.Errorf("request %d to %s carried Anthropic's signature %q", i, backend, sig)
+			}
+		}
+	}
+}
+
 // backOnAnthropic switches the gateway back to anthropic, runs the real
-// client's third turn there, and checks that the main thread sent every
-// block anthropic produced for it, own; it returns what it sent.
+// client's last turn there, and checks that the main thread sent every
+// block anthropic produced for it, own, and that anthropic refused
+// nothing; it returns what it sent.
 func backOnAnthropic(t *testing.T, g *gateway, claude, home string, own []string) []string {
 	t.Helper()
 	g.use("anthropic")
 	out := claudeRun(t, claude, home, g.url(), "--continue", "and back")
-	t.Logf("run 3 on anthropic printed: %s", strings.TrimSpace(out))
+	t.Logf("last run, on anthropic, printed: %s", strings.TrimSpace(out))
 	got := requestSignatures(t, lastMainRequest(t, g.upstreams["anthropic"]).Body)
 	if !slices.Equal(got, own) {
 		t.Errorf("back on anthropic, the main thread sent %d blocks, want its own %d:\n got %q\nwant %q", len(got), len(own), got, own)
+	}
+	if n := refusals(g.upstreams["anthropic"]); n != 0 {
+		t.Errorf("anthropic refused %d times", n)
 	}
 	return got
 }
@@ -305,9 +351,6 @@ func TestRealClaudeCodeKimiAfterAnAnthropicToolLoop(t *testing.T) {
 	}
 
 	got := backOnAnthropic(t, g, claude, home, own)
-	if n := refusals(anthropic); n != 0 {
-		t.Errorf("anthropic refused %d times", n)
-	}
 	learned := g.stats().Capabilities
 	t.Logf("anthropic: %d requests, %d of its blocks back; kimi: %d requests, %d refused, %d fillers; learned %+v",
 		len(anthropic.Requests()), len(got), len(kimi.Requests()), refusals(kimi), fillers, learned)
@@ -324,22 +367,12 @@ func TestRealClaudeCodeKimiAfterAnAnthropicToolLoop(t *testing.T) {
 func TestRealClaudeCodeGeminiToolLoop(t *testing.T) {
 	claude := realClient(t)
 	g := newGateway(t, map[string]llmtest.Flavor{"anthropic": llmtest.Strict}, "anthropic", withGemini("gemini"))
-	anthropic, gem := g.upstreams["anthropic"], g.geminis["gemini"]
+	gem := g.geminis["gemini"]
 	home := claudeHome(t)
 
-	out := claudeRun(t, claude, home, g.url(), "hello")
-	t.Logf("run 1 on anthropic printed: %s", strings.TrimSpace(out))
-	own := mainThreadSignatures(anthropic)
-	if len(own) == 0 {
-		t.Fatal("anthropic produced no thinking block")
-	}
-
+	own := firstOnAnthropic(t, g, claude, home)
 	g.use("gemini")
-	out = claudeRun(t, claude, home, g.url(), "--continue", "[tool] list the files here", "--allowedTools", "Bash")
-	t.Logf("run 2 on gemini printed: %s", strings.TrimSpace(out))
-	if !strings.Contains(out, "gemini answer") {
-		t.Errorf("Claude Code did not show Gemini's answer: %q", out)
-	}
+	continueOn(t, g, claude, home, "gemini answer", toolLoop)
 	issued := gem.Signatures()
 	calls := 0
 	for _, on := range issued {
@@ -350,11 +383,7 @@ func TestRealClaudeCodeGeminiToolLoop(t *testing.T) {
 	if calls == 0 {
 		t.Fatal("Gemini made no call: the tool loop did not run")
 	}
-	out = claudeRun(t, claude, home, g.url(), "--continue", "go on")
-	t.Logf("run 3 on gemini printed: %s", strings.TrimSpace(out))
-	if !strings.Contains(out, "gemini answer") {
-		t.Errorf("Claude Code did not show Gemini's answer: %q", out)
-	}
+	continueOn(t, g, claude, home, "gemini answer", goOn)
 	_, req := lastGeminiRequest(t, gem)
 	back := 0
 	for _, sig := range callSignatures(req) {
@@ -366,18 +395,9 @@ func TestRealClaudeCodeGeminiToolLoop(t *testing.T) {
 		t.Errorf("on --continue no call went back with its signature: %q", callSignatures(req))
 	}
 	assertAllAccepted(t, gem)
-	for _, sig := range own {
-		for i, r := range gem.Requests() {
-			if strings.Contains(string(r.Body), sig) {
-				t.Errorf("request %d to Gemini carried Anthropic's signature %q", i, sig)
-			}
-		}
-	}
+	carriesNone(t, "Gemini", gem.Requests(), own)
 
 	got := backOnAnthropic(t, g, claude, home, own)
-	if n := refusals(anthropic); n != 0 {
-		t.Errorf("anthropic refused %d times", n)
-	}
 	t.Logf("gemini: %d requests, all accepted; %d calls made, %d back with their signatures on --continue; anthropic: %d of its blocks back",
 		len(gem.Requests()), calls, back, len(got))
 }
@@ -394,30 +414,15 @@ func TestRealClaudeCodeResponsesToolLoop(t *testing.T) {
 	claude := realClient(t)
 	oa := startResponses(t, "openai", "")
 	g := newGateway(t, map[string]llmtest.Flavor{"anthropic": llmtest.Strict}, "anthropic", withResponses("openai", oa, ""))
-	anthropic := g.upstreams["anthropic"]
 	home := claudeHome(t)
 
-	out := claudeRun(t, claude, home, g.url(), "hello")
-	t.Logf("run 1 on anthropic printed: %s", strings.TrimSpace(out))
-	own := mainThreadSignatures(anthropic)
-	if len(own) == 0 {
-		t.Fatal("anthropic produced no thinking block")
-	}
-
+	own := firstOnAnthropic(t, g, claude, home)
 	g.use("openai")
-	out = claudeRun(t, claude, home, g.url(), "--continue", "[tool] list the files here", "--allowedTools", "Bash")
-	t.Logf("run 2 on the Responses API printed: %s", strings.TrimSpace(out))
-	if !strings.Contains(out, "openai answer") {
-		t.Errorf("Claude Code did not show the answer: %q", out)
-	}
+	continueOn(t, g, claude, home, "openai answer", toolLoop)
 	if len(oa.Issued()) < 2 {
 		t.Fatalf("the upstream answered %d reasoning items: the tool loop did not run", len(oa.Issued()))
 	}
-	out = claudeRun(t, claude, home, g.url(), "--continue", "go on")
-	t.Logf("run 3 on the Responses API printed: %s", strings.TrimSpace(out))
-	if !strings.Contains(out, "openai answer") {
-		t.Errorf("Claude Code did not show the answer: %q", out)
-	}
+	continueOn(t, g, claude, home, "openai answer", goOn)
 	assertResponsesAccepted(t, oa)
 	// The --continue request of the main thread carries the reasoning item
 	// of each earlier answer of the main thread: the call's, and the one of
@@ -436,18 +441,9 @@ func TestRealClaudeCodeResponsesToolLoop(t *testing.T) {
 	if len(back) < 2 {
 		t.Errorf("on --continue %d reasoning items went back: %v\n%s", len(back), back, reqs[main].Body)
 	}
-	for _, sig := range own {
-		for i, r := range reqs {
-			if strings.Contains(string(r.Body), sig) {
-				t.Errorf("request %d to the Responses API carried Anthropic's signature %q", i, sig)
-			}
-		}
-	}
+	carriesNone(t, "the Responses API", reqs, own)
 
 	got := backOnAnthropic(t, g, claude, home, own)
-	if n := refusals(anthropic); n != 0 {
-		t.Errorf("anthropic refused %d times", n)
-	}
 	t.Logf("Responses API: %d requests, all accepted; %d reasoning items issued, %d back on --continue: %v; anthropic: %d of its blocks back",
 		len(reqs), len(oa.Issued()), len(back), back, len(got))
 }
