@@ -74,16 +74,6 @@ func callSignatures(r geminiRequest) []string {
 	return sigs
 }
 
-// assertAllAccepted fails unless every request u got was answered 200.
-func assertAllAccepted(t *testing.T, u *llmtest.GeminiUpstream) {
-	t.Helper()
-	for i, r := range u.Requests() {
-		if r.Status != http.StatusOK {
-			t.Errorf("Gemini refused request %d: %d %s", i+1, r.Status, r.ErrorMessage)
-		}
-	}
-}
-
 // TestGeminiToolLoop runs Claude-Code-shaped tool loops on Gemini through
 // llm_thinking and transport gemini, streamed and not, one call at a time
 // and parallel: the client gets Gemini's thought as a thinking block and
@@ -148,7 +138,7 @@ func TestGeminiToolLoop(t *testing.T) {
 				if len(sigs) != calls+1 || issued[sigs[0]] != "call Bash" || gem.Signatures()[sigs[calls]] != "call Bash" {
 					t.Errorf("the second loop's calls went back with %q", sigs)
 				}
-				assertAllAccepted(t, gem)
+				assertAccepted(t, "Gemini", gem)
 				if st := g.stats(); st.Retries != 0 || st.Blocks == 0 {
 					t.Errorf("registry: %d blocks, %d retries; want Gemini's blocks known and no retry", st.Blocks, st.Retries)
 				}
@@ -204,7 +194,7 @@ func TestAnthropicAndGeminiBothWays(t *testing.T) {
 			if len(sigs) != 2 || sigs[0] != "" || issued[sigs[1]] != "call Bash" {
 				t.Fatalf("Gemini got the calls back with %q: want none on Anthropic's, its own on its own", sigs)
 			}
-			assertAllAccepted(t, gem)
+			assertAccepted(t, "Gemini", gem)
 			for i, r := range anthropic.Requests() {
 				if r.Status != http.StatusOK {
 					t.Errorf("Anthropic refused request %d: %s", i+1, r.ErrorMessage)
@@ -224,20 +214,12 @@ func TestAnthropicAndGeminiBothWays(t *testing.T) {
 func TestGeminiRefusalAbsorbedOnce(t *testing.T) {
 	g := newGateway(t, nil, "gemini", withGemini("gemini"))
 	gem := g.geminis["gemini"]
-	ok := okTurns(t)
-	c := g.conversation("gemini-refusal")
-	ok(c.Say("[tool] list the files"))
-	gem.FailNext(http.StatusBadRequest, string(llmtest.GeminiError(400, "INVALID_ARGUMENT", "Corrupted thought signature.")))
-	turn := ok(c.ToolResult("file1"))
-	if turn.Header.Get("X-LLM-Thinking-Warning") == "" {
-		t.Error("no warning header on the replayed answer")
-	}
+	toolResultAbsorbsRefusal(t, g, func() {
+		gem.FailNext(http.StatusBadRequest, string(llmtest.GeminiError(400, "INVALID_ARGUMENT", "Corrupted thought signature.")))
+	})
 	_, req := lastGeminiRequest(t, gem)
 	if sigs := callSignatures(req); len(sigs) != 1 || sigs[0] != llmtest.GeminiDummySignature {
 		t.Fatalf("the replay went with %q, want the dummy", sigs)
-	}
-	if st := g.stats(); st.Retries != 1 {
-		t.Errorf("%d retries, want 1", st.Retries)
 	}
 }
 
@@ -245,34 +227,22 @@ func TestGeminiRefusalAbsorbedOnce(t *testing.T) {
 // client as the Messages API's, with the same status, its type and
 // Google's message.
 func TestGeminiErrorsMapped(t *testing.T) {
-	tests := []struct {
-		status       int
-		google       string
-		typ, message string
+	for _, tt := range []struct {
+		google string
+		mappedError
 	}{
-		{400, "INVALID_ARGUMENT", "invalid_request_error", "API key not valid. Please pass a valid API key."},
-		{401, "UNAUTHENTICATED", "authentication_error", "Request had invalid authentication credentials."},
-		{403, "PERMISSION_DENIED", "permission_error", "Permission denied."},
-		{404, "NOT_FOUND", "not_found_error", "models/x is not found for API version v1beta."},
-		{429, "RESOURCE_EXHAUSTED", "rate_limit_error", "You exceeded your current quota, please check your plan."},
-		{500, "INTERNAL", "api_error", "An internal error has occurred."},
-		{503, "UNAVAILABLE", "overloaded_error", "The model is overloaded. Please try again later."},
-	}
-	for _, tt := range tests {
-		for _, stream := range []bool{true, false} {
-			t.Run(fmt.Sprint(tt.status, " stream ", stream), func(t *testing.T) {
-				g := newGateway(t, nil, "gemini", withGemini("gemini"))
-				g.geminis["gemini"].FailNext(tt.status, string(llmtest.GeminiError(tt.status, tt.google, tt.message)))
-				c := g.conversation("gemini-errors")
-				c.Stream = stream
-				turn, err := c.Say("hello")
-				if err != nil {
-					t.Fatal(err)
-				}
-				if turn.Status != tt.status || turn.ErrorType != tt.typ || turn.ErrorMessage != tt.message {
-					t.Errorf("got %d %s %q, want %d %s %q", turn.Status, turn.ErrorType, turn.ErrorMessage, tt.status, tt.typ, tt.message)
-				}
-			})
-		}
+		{"INVALID_ARGUMENT", mappedError{400, "invalid_request_error", "API key not valid. Please pass a valid API key."}},
+		{"UNAUTHENTICATED", mappedError{401, "authentication_error", "Request had invalid authentication credentials."}},
+		{"PERMISSION_DENIED", mappedError{403, "permission_error", "Permission denied."}},
+		{"NOT_FOUND", mappedError{404, "not_found_error", "models/x is not found for API version v1beta."}},
+		{"RESOURCE_EXHAUSTED", mappedError{429, "rate_limit_error", "You exceeded your current quota, please check your plan."}},
+		{"INTERNAL", mappedError{500, "api_error", "An internal error has occurred."}},
+		{"UNAVAILABLE", mappedError{503, "overloaded_error", "The model is overloaded. Please try again later."}},
+	} {
+		testErrorMapped(t, tt.mappedError, func(t *testing.T) *gateway {
+			g := newGateway(t, nil, "gemini", withGemini("gemini"))
+			g.geminis["gemini"].FailNext(tt.status, string(llmtest.GeminiError(tt.status, tt.google, tt.message)))
+			return g
+		})
 	}
 }

@@ -8,6 +8,7 @@ package integration
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -234,8 +235,77 @@ func (g *gateway) send(t *testing.T, path string, h http.Header, body []byte) (i
 	return resp.StatusCode, resp.Header, b
 }
 
+// mockUpstream is any of the mock backends: what they received.
+type mockUpstream interface{ Requests() []llmtest.Received }
+
+// refusals counts the 400s an upstream answered.
+func refusals(u mockUpstream) int {
+	n := 0
+	for _, r := range u.Requests() {
+		if r.Status == http.StatusBadRequest {
+			n++
+		}
+	}
+	return n
+}
+
+// assertAccepted fails for every request the upstream called name
+// answered with anything but a 200.
+func assertAccepted(t *testing.T, name string, u mockUpstream) {
+	t.Helper()
+	for i, r := range u.Requests() {
+		if r.Status != http.StatusOK {
+			t.Errorf("%s refused request %d: %d %s", name, i+1, r.Status, r.ErrorMessage)
+		}
+	}
+}
+
+// mappedError is an error of the Messages API, as the client gets it for
+// an upstream's.
+type mappedError struct {
+	status       int
+	typ, message string
+}
+
+// testErrorMapped says hello, streamed and not, through the gateway start
+// builds and whose upstream it scripts to fail: the client must get want.
+func testErrorMapped(t *testing.T, want mappedError, start func(t *testing.T) *gateway) {
+	for _, stream := range []bool{true, false} {
+		t.Run(fmt.Sprint(want.status, " stream ", stream), func(t *testing.T) {
+			c := start(t).conversation("errors")
+			c.Stream = stream
+			turn, err := c.Say("hello")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if turn.Status != want.status || turn.ErrorType != want.typ || turn.ErrorMessage != want.message {
+				t.Errorf("got %d %s %q, want %d %s %q", turn.Status, turn.ErrorType, turn.ErrorMessage, want.status, want.typ, want.message)
+			}
+		})
+	}
+}
+
+// toolResultAbsorbsRefusal goes round a tool loop through the gateway,
+// with refuse scripting its upstream's refusal of the tool result's
+// request: the client must get the answer, with the warning header, the
+// gateway having replayed the request once.
+func toolResultAbsorbsRefusal(t *testing.T, g *gateway, refuse func()) {
+	t.Helper()
+	ok := okTurns(t)
+	c := g.conversation("refusal")
+	ok(c.Say("[tool] list the files"))
+	refuse()
+	turn := ok(c.ToolResult("file1"))
+	if turn.Header.Get("X-LLM-Thinking-Warning") == "" {
+		t.Error("no warning header on the replayed answer")
+	}
+	if st := g.stats(); st.Retries != 1 {
+		t.Errorf("%d retries, want 1", st.Retries)
+	}
+}
+
 // lastRequest returns the request the upstream received last.
-func lastRequest(t *testing.T, u interface{ Requests() []llmtest.Received }) llmtest.Received {
+func lastRequest(t *testing.T, u mockUpstream) llmtest.Received {
 	t.Helper()
 	reqs := u.Requests()
 	if len(reqs) == 0 {

@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"net/http"
 	"strings"
 	"testing"
 
@@ -10,17 +9,6 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
 )
-
-// refusals counts the 400s an upstream answered.
-func refusals(u *llmtest.Upstream) int {
-	n := 0
-	for _, r := range u.Requests() {
-		if r.Status == http.StatusBadRequest {
-			n++
-		}
-	}
-	return n
-}
 
 // TestAModelThatCannotThinkIsRefusedOnce talks to an Ollama-like backend
 // whose model does not support thinking, as Claude Code does: thinking on,

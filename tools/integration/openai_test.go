@@ -158,31 +158,19 @@ func TestOpenAISwitchInsideToolLoop(t *testing.T) {
 // TestOpenAIErrorsMapped: the chat server's errors reach the client as the
 // Messages API's, with the same status, its type and the server's message.
 func TestOpenAIErrorsMapped(t *testing.T) {
-	tests := []struct {
-		status       int
-		body         string
-		typ, message string
+	for _, tt := range []struct {
+		body string
+		mappedError
 	}{
-		{http.StatusUnauthorized, `{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error"}}`, "authentication_error", "Incorrect API key provided."},
-		{http.StatusTooManyRequests, `{"error":"rate limited, slow down"}`, "rate_limit_error", "rate limited, slow down"},
-		{http.StatusInternalServerError, "upstream exploded", "api_error", "upstream exploded"},
-	}
-	for _, tt := range tests {
-		for _, stream := range []bool{true, false} {
-			t.Run(fmt.Sprint(tt.status, " stream ", stream), func(t *testing.T) {
-				g := newGateway(t, nil, "chat", withChat("chat", llmtest.VLLMStyle, "transport openai"))
-				g.chats["chat"].FailNext(tt.status, tt.body)
-				c := g.conversation("errors")
-				c.Stream = stream
-				turn, err := c.Say("hello")
-				if err != nil {
-					t.Fatal(err)
-				}
-				if turn.Status != tt.status || turn.ErrorType != tt.typ || turn.ErrorMessage != tt.message {
-					t.Errorf("got %d %s %q, want %d %s %q", turn.Status, turn.ErrorType, turn.ErrorMessage, tt.status, tt.typ, tt.message)
-				}
-			})
-		}
+		{`{"error":{"message":"Incorrect API key provided.","type":"invalid_request_error"}}`, mappedError{http.StatusUnauthorized, "authentication_error", "Incorrect API key provided."}},
+		{`{"error":"rate limited, slow down"}`, mappedError{http.StatusTooManyRequests, "rate_limit_error", "rate limited, slow down"}},
+		{"upstream exploded", mappedError{http.StatusInternalServerError, "api_error", "upstream exploded"}},
+	} {
+		testErrorMapped(t, tt.mappedError, func(t *testing.T) *gateway {
+			g := newGateway(t, nil, "chat", withChat("chat", llmtest.VLLMStyle, "transport openai"))
+			g.chats["chat"].FailNext(tt.status, tt.body)
+			return g
+		})
 	}
 }
 

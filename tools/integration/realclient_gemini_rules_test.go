@@ -79,7 +79,7 @@ func TestRealClaudeCodeGeminiReadsAPDF(t *testing.T) {
 	if len(parts) < 2 || !strings.HasPrefix(parts[0], "Read application/pdf") || !strings.HasPrefix(parts[1], "Read image/png") {
 		t.Errorf("the function responses Gemini got held %q", parts)
 	}
-	assertAllAccepted(t, gem)
+	assertAccepted(t, "Gemini", gem)
 
 	before := len(gem.Requests())
 	out = claudeRunWith(t, []string{"CLAUDE_CODE_MAX_OUTPUT_TOKENS=3000"}, claude, home, g.url(), "--continue", "in short?")
@@ -95,6 +95,6 @@ func TestRealClaudeCodeGeminiReadsAPDF(t *testing.T) {
 	if !strings.Contains(strings.Join(caps, " "), "3000") {
 		t.Errorf("with the cap forced low, Gemini got maxOutputTokens %v", caps)
 	}
-	assertAllAccepted(t, gem)
+	assertAccepted(t, "Gemini", gem)
 	t.Logf("gemini: %d requests, all accepted; function response parts %q; maxOutputTokens with the cap forced low: %v", len(gem.Requests()), parts, caps)
 }

@@ -69,7 +69,7 @@ func TestRealClaudeCodeResponsesReadsAPDFAndAnImage(t *testing.T) {
 	if !strings.Contains(out, "openai answer") {
 		t.Errorf("Claude Code did not show the answer: %q", out)
 	}
-	assertResponsesAccepted(t, oa)
+	assertAccepted(t, "the Responses upstream", oa)
 
 	parts, at := outputParts(t, oa)
 	var file, image map[string]string
@@ -155,7 +155,7 @@ func TestRealClaudeCodeResponsesOutputCapForcedLow(t *testing.T) {
 	if err != nil || !strings.Contains(out, "openai answer") {
 		t.Errorf("Claude Code did not show the answer")
 	}
-	assertResponsesAccepted(t, oa)
+	assertAccepted(t, "the Responses upstream", oa)
 	for i, s := range sent {
 		var n int
 		if json.Unmarshal([]byte(s), &n) != nil || n < llmtest.MinOutputTokens {

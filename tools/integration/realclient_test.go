@@ -394,7 +394,7 @@ func TestRealClaudeCodeGeminiToolLoop(t *testing.T) {
 	if back == 0 {
 		t.Errorf("on --continue no call went back with its signature: %q", callSignatures(req))
 	}
-	assertAllAccepted(t, gem)
+	assertAccepted(t, "Gemini", gem)
 	carriesNone(t, "Gemini", gem.Requests(), own)
 
 	got := backOnAnthropic(t, g, claude, home, own)
@@ -423,7 +423,7 @@ func TestRealClaudeCodeResponsesToolLoop(t *testing.T) {
 		t.Fatalf("the upstream answered %d reasoning items: the tool loop did not run", len(oa.Issued()))
 	}
 	continueOn(t, g, claude, home, "openai answer", goOn)
-	assertResponsesAccepted(t, oa)
+	assertAccepted(t, "the Responses upstream", oa)
 	// The --continue request of the main thread carries the reasoning item
 	// of each earlier answer of the main thread: the call's, and the one of
 	// the answer after the tool's output; nothing of Anthropic's.

@@ -285,17 +285,6 @@ func assertResponsesRequest(t *testing.T, u *llmtest.ResponsesUpstream, i int, w
 	}
 }
 
-// assertResponsesAccepted fails unless every request u got was answered
-// 200.
-func assertResponsesAccepted(t *testing.T, u *llmtest.ResponsesUpstream) {
-	t.Helper()
-	for i, r := range u.Requests() {
-		if r.Status != http.StatusOK {
-			t.Errorf("the Responses upstream refused request %d: %d %s", i, r.Status, r.ErrorMessage)
-		}
-	}
-}
-
 // envelopeMAC is the length of the MAC of an envelope, 128 bits in
 // base64url.
 const envelopeMAC = 22
@@ -422,7 +411,7 @@ func TestResponsesToolLoop(t *testing.T) {
 				assertResponsesRequest(t, oa, 4, responsesWant{stream, true, []string{"rs_oa_1", "rs_oa_2", "rs_oa_3", "rs_oa_4"},
 					append(slices.Clone(loop2), "reasoning rs_oa_4", "assistant: oa answer 4.", "user: thanks")})
 
-				assertResponsesAccepted(t, oa)
+				assertAccepted(t, "the Responses upstream", oa)
 				if n := len(oa.Requests()); n != 5 {
 					t.Errorf("the Responses upstream got %d requests for 5 turns", n)
 				}
@@ -575,7 +564,7 @@ func TestAnthropicAndResponsesBothWays(t *testing.T) {
 			assertBlocks(t, thinkingBlocks(t, body), own)
 			assertNothingOfResponses(t, body)
 
-			assertResponsesAccepted(t, oa)
+			assertAccepted(t, "the Responses upstream", oa)
 			assertAnthropicAccepted(t, anthropic)
 			if n, m := len(oa.Requests()), len(anthropic.Requests()); n != 4 || m != 3 {
 				t.Errorf("the Responses upstream got %d requests and Anthropic %d, want 4 and 3", n, m)
@@ -621,7 +610,7 @@ func TestResponsesReasoningSurvivesARestart(t *testing.T) {
 	body := lastRequest(t, ups["anthropic"]).Body
 	assertBlocks(t, thinkingBlocks(t, body), own)
 	assertNothingOfResponses(t, body)
-	assertResponsesAccepted(t, oa)
+	assertAccepted(t, "the Responses upstream", oa)
 	assertAnthropicAccepted(t, ups["anthropic"])
 	in.stop()
 }

@@ -209,7 +209,7 @@ func TestResponsesToolResultMediaReachTheModel(t *testing.T) {
 					t.Errorf("request %d's outputs:\n got %s\nwant %s", i, outputs, want)
 				}
 			}
-			assertResponsesAccepted(t, oa)
+			assertAccepted(t, "the Responses upstream", oa)
 		})
 	}
 }
