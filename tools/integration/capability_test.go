@@ -15,10 +15,9 @@ import (
 func TestModelsWithoutThinkingGetNone(t *testing.T) {
 	g := newGateway(t, map[string]llmtest.Flavor{"ollama": llmtest.Unsigned}, "ollama",
 		withHandler("thinking_models qwen3* deepseek-r1*"))
-	ok := okTurns(t)
 	ollama := g.upstreams["ollama"]
 	ollama.NeverThink("llama3.2:3b")
-	c := g.conversation("two-models")
+	c, ok := g.session("two-models")
 	c.Model = "qwen3:8b"
 	ok(c.Say("hello"))
 	ok(c.Say("more"))

@@ -86,8 +86,7 @@ func TestGeminiToolLoop(t *testing.T) {
 			t.Run(fmt.Sprintf("stream %v parallel %v", stream, parallel), func(t *testing.T) {
 				g := newGateway(t, nil, "gemini", withGemini("gemini"))
 				gem := g.geminis["gemini"]
-				ok := okTurns(t)
-				c := g.conversation("gemini-loop")
+				c, ok := g.session("gemini-loop")
 				c.Stream = stream
 				prompt := "[tool] list the files"
 				calls := 1
@@ -158,8 +157,7 @@ func TestAnthropicAndGeminiBothWays(t *testing.T) {
 		t.Run(fmt.Sprint("stream ", stream), func(t *testing.T) {
 			g := newGateway(t, map[string]llmtest.Flavor{"anthropic": llmtest.Strict}, "anthropic", withGemini("gemini"))
 			anthropic, gem := g.upstreams["anthropic"], g.geminis["gemini"]
-			ok := okTurns(t)
-			c := g.conversation("both-ways")
+			c, ok := g.session("both-ways")
 			c.Stream = stream
 
 			ok(c.Say("[tool] list the files"))

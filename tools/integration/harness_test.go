@@ -153,6 +153,12 @@ func (g *gateway) conversation(session string) *llmtest.Conversation {
 	return c
 }
 
+// session starts a conversation through the gateway, with the check its
+// turns must pass (see okTurns).
+func (g *gateway) session(name string) (*llmtest.Conversation, func(*llmtest.Turn, error) *llmtest.Turn) {
+	return g.conversation(name), okTurns(g.t)
+}
+
 // stats reads this test's registry statistics from the admin endpoint.
 func (g *gateway) stats() adminapi.RegistryStats {
 	g.t.Helper()
@@ -215,7 +221,7 @@ func okTurns(t *testing.T) func(*llmtest.Turn, error) *llmtest.Turn {
 }
 
 // send posts body to the gateway at path with the header h and returns the
-// answer's status, header and body.
+// answer's status, header and body, read whole.
 func (g *gateway) send(t *testing.T, path string, h http.Header, body []byte) (int, http.Header, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, g.url()+path, bytes.NewReader(body))
@@ -223,7 +229,7 @@ func (g *gateway) send(t *testing.T, path string, h http.Header, body []byte) (i
 		t.Fatal(err)
 	}
 	req.Header = h.Clone()
-	resp, err := (&http.Client{Transport: g.transport}).Do(req)
+	resp, err := (&http.Client{Transport: g.transport, Timeout: 15 * time.Second}).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,6 +309,10 @@ func toolResultAbsorbsRefusal(t *testing.T, g *gateway, refuse func()) {
 		t.Errorf("%d retries, want 1", st.Retries)
 	}
 }
+
+// jsonHeader is the header of a client that says no more than that it
+// sends JSON.
+var jsonHeader = http.Header{"Content-Type": {"application/json"}}
 
 // lastRequest returns the request the upstream received last.
 func lastRequest(t *testing.T, u mockUpstream) llmtest.Received {

@@ -3,7 +3,6 @@ package integration
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -180,18 +179,9 @@ func TestFailingUpstreamLogsNoSecrets(t *testing.T) {
 		g.Handler = "backend dead\nregistry " + registryName(t) + "\npersist off"
 	})
 	for _, path := range []string{"/v1/messages", "/v1/models"} {
-		req, _ := http.NewRequest(http.MethodPost, g.url()+path, strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("X-Api-Key", "sk-ant-SECRET-KEY-42")
-		req.Header.Set("X-Claude-Code-Session-Id", "SESSION-SECRET-42")
-		resp, err := (&http.Client{Transport: g.transport}).Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusBadGateway {
-			t.Fatalf("%s: %d, want the 502 of an unreachable upstream", path, resp.StatusCode)
+		h := http.Header{"Content-Type": {"application/json"}, "X-Api-Key": {"sk-ant-SECRET-KEY-42"}, "X-Claude-Code-Session-Id": {"SESSION-SECRET-42"}}
+		if status, _, _ := g.send(t, path, h, []byte(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`)); status != http.StatusBadGateway {
+			t.Fatalf("%s: %d, want the 502 of an unreachable upstream", path, status)
 		}
 	}
 	errorLines := 0

@@ -3,8 +3,6 @@ package integration
 import (
 	"bytes"
 	"encoding/json"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -17,9 +15,8 @@ import (
 // registered, and the conversation goes on.
 func TestUpstreamResetMidStream(t *testing.T) {
 	g := newGateway(t, anthropicAndGLM, "anthropic")
-	ok := okTurns(t)
 	anthropic := g.upstreams["anthropic"]
-	c := g.conversation("reset")
+	c, ok := g.session("reset")
 	ok(c.Say("hello"))
 	before := g.stats()
 
@@ -39,8 +36,7 @@ func TestUpstreamResetMidStream(t *testing.T) {
 // up on that reply (its blocks stay unknown) and nothing breaks.
 func TestHugeEventPassesThrough(t *testing.T) {
 	g := newGateway(t, anthropicAndGLM, "anthropic")
-	ok := okTurns(t)
-	c := g.conversation("huge")
+	c, ok := g.session("huge")
 	turn := ok(c.Say("[huge] a long answer please"))
 	if n := bytes.Count(turn.Message, []byte("x")); n < 3<<20 {
 		t.Fatalf("the client got %d bytes of the huge text", n)
@@ -63,23 +59,13 @@ func TestMalformedRequestsPassThroughUntouched(t *testing.T) {
 	for name, body := range bodies {
 		t.Run(name, func(t *testing.T) {
 			anthropic.Reset()
-			req, err := http.NewRequest(http.MethodPost, g.url()+"/v1/messages", strings.NewReader(body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := (&http.Client{Transport: g.transport}).Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+			status, _, _ := g.send(t, "/v1/messages", jsonHeader, []byte(body))
 			got := lastRequest(t, anthropic)
 			if string(got.Body) != body {
 				t.Fatalf("the upstream got other bytes than the client sent")
 			}
-			if resp.StatusCode != got.Status {
-				t.Fatalf("client got %d, upstream answered %d", resp.StatusCode, got.Status)
+			if status != got.Status {
+				t.Fatalf("client got %d, upstream answered %d", status, got.Status)
 			}
 		})
 	}
@@ -91,8 +77,7 @@ func TestFailingStorageNeverFailsARequest(t *testing.T) {
 	g := newGateway(t, anthropicAndGLM, "glm", faultyStorageAt(t), withHandler("persist_interval 10ms"))
 	setFaults(failing)
 	defer setFaults(healthy)
-	ok := okTurns(t)
-	c := g.conversation("failing-storage")
+	c, ok := g.session("failing-storage")
 	ok(c.Say("on glm"))
 	g.use("anthropic")
 	ok(c.Say("on anthropic"))
@@ -125,8 +110,7 @@ func TestHangingStorageNeverHoldsARequest(t *testing.T) {
 	g := newGateway(t, anthropicAndGLM, "glm", faultyStorageAt(t))
 	setFaults(hanging)
 	defer setFaults(healthy)
-	ok := okTurns(t)
-	c := g.conversation("hanging-storage")
+	c, ok := g.session("hanging-storage")
 	c.Client.Timeout = 5e9 // 5s: far above the bounded wait, far below the storage's
 	ok(c.Say("on glm"))
 	g.use("anthropic")

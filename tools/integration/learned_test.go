@@ -18,8 +18,7 @@ func TestAModelThatCannotThinkIsRefusedOnce(t *testing.T) {
 	g := newGateway(t, map[string]llmtest.Flavor{"ollama": llmtest.Unsigned}, "ollama")
 	ollama := g.upstreams["ollama"]
 	ollama.RefuseThinking("llama3.2")
-	ok := okTurns(t)
-	c := g.conversation("cannot-think")
+	c, ok := g.session("cannot-think")
 	c.Model = "llama3.2"
 	ok(c.Say("[tool] list the files"))
 	ok(c.ToolResult("a.go b.go"))
@@ -74,9 +73,8 @@ func TestAnUnlistedModelThatThinksGetsItsBlocksBack(t *testing.T) {
 		byHeader, withHandler("thinking_models claude-*"))
 	glm, ollama := g.upstreams["glm"], g.upstreams["ollama"]
 	ollama.NeverThink("plain")
-	ok := okTurns(t)
 
-	c := g.conversation("unlisted-thinks")
+	c, ok := g.session("unlisted-thinks")
 	c.Model = "glm-4.6"
 	c.Header.Set("X-Backend", "glm")
 	ok(c.Say("first"))
@@ -113,8 +111,7 @@ func TestABackendThatRefusesContextManagement(t *testing.T) {
 	g := newGateway(t, map[string]llmtest.Flavor{"vllm": llmtest.Lenient}, "vllm")
 	vllm := g.upstreams["vllm"]
 	vllm.RefuseFields("context_management")
-	ok := okTurns(t)
-	c := g.conversation("no-context-management")
+	c, ok := g.session("no-context-management")
 	ok(c.Say("first"))
 	ok(c.Say("second"))
 	turn := ok(c.Say("third"))

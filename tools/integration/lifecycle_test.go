@@ -103,9 +103,8 @@ func TestReloadKeepsTheRegistry(t *testing.T) {
 // what follows is stable again.
 func TestAModeChangeCostsABindingBackendOneRefusal(t *testing.T) {
 	g := newGateway(t, anthropicAndGLM, "glm")
-	ok := okTurns(t)
 	anthropic := g.upstreams["anthropic"]
-	c := g.conversation("mode-change")
+	c, ok := g.session("mode-change")
 	c.ShowThinking = true
 	ok(c.Say("on glm"))
 	g.use("anthropic")

@@ -24,8 +24,7 @@ func TestMetricsCountAConversationWithASwitch(t *testing.T) {
 		faultyStorageAt(t), withHandler("mode convert_to_text\npersist_interval 1h"))
 	reg := registryName(t)
 	before := scrape(t)
-	ok := okTurns(t)
-	c := g.conversation("metrics")
+	c, ok := g.session("metrics")
 	c.ShowThinking = true // thinking with its text can be converted
 
 	ok(c.Say("hello"))

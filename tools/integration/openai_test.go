@@ -31,8 +31,7 @@ func testOpenAIToolLoop(t *testing.T, f llmtest.ChatFlavor, reasoning string, st
 	chat := g.chats["chat"]
 	chat.RequireKey("sk-test")
 	chat.ServeModel("served-model")
-	ok := okTurns(t)
-	c := g.conversation("openai-loop")
+	c, ok := g.session("openai-loop")
 	c.Stream = stream
 
 	// Tags keep the newline the model wrote before </think>.
@@ -123,9 +122,8 @@ func TestOpenAISwitchInsideToolLoop(t *testing.T) {
 		t.Run(fmt.Sprint("stream ", stream), func(t *testing.T) {
 			g := newGateway(t, map[string]llmtest.Flavor{"anthropic": llmtest.Strict}, "anthropic",
 				withChat("chat", llmtest.DeepSeekStyle, "transport openai"))
-			ok := okTurns(t)
 			anthropic, chat := g.upstreams["anthropic"], g.chats["chat"]
-			c := g.conversation("switch-openai")
+			c, ok := g.session("switch-openai")
 			c.Stream = stream
 
 			ok(c.Say("[tool] list the files"))
@@ -204,8 +202,7 @@ func TestAnthropicTransportMapsModels(t *testing.T) {
 			g := newGateway(t, map[string]llmtest.Flavor{"ollama": llmtest.Unsigned}, "ollama",
 				withBlock("ollama", "transport anthropic {\n\t\t\tmodel * qwen3-coder\n\t\t}"))
 			g.upstreams["ollama"].ServeModel("qwen3-coder")
-			ok := okTurns(t)
-			c := g.conversation("anthropic-transport")
+			c, ok := g.session("anthropic-transport")
 			c.Stream = stream
 			c.ModelBoundThinking = true
 			turn := ok(c.Say("hello"))

@@ -14,9 +14,8 @@ import (
 // accepts every step, token counting included, at once.
 func TestReasoningPartsInAToolLoop(t *testing.T) {
 	g := newGateway(t, anthropicAndGLM, "anthropic")
-	ok := okTurns(t)
 	anthropic := g.upstreams["anthropic"]
-	c := g.conversation("ai-sdk-loop")
+	c, ok := g.session("ai-sdk-loop")
 	toAISDK := func() {
 		t.Helper()
 		msgs, err := llmtest.AISDKHistory(c.Messages, true)

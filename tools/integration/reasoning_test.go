@@ -23,9 +23,8 @@ func TestReasoningPartsReachAnthropicAsThinking(t *testing.T) {
 // in front of the text, and accepts it at once; the other one gets none.
 func testReasoningParts(t *testing.T, show bool) {
 	g := newGateway(t, anthropicAndGLM, "anthropic")
-	ok := okTurns(t)
 	anthropic, glm := g.upstreams["anthropic"], g.upstreams["glm"]
-	c := g.conversation("ai-sdk")
+	c, ok := g.session("ai-sdk")
 	c.ShowThinking = show
 	// say sends text with the history in the AI SDK's shape; blocks keeps
 	// the thinking blocks of each answer as the client first stored them.

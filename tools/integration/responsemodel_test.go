@@ -113,9 +113,8 @@ func TestResponseModelRequestedLeavesMatchingAnswersAlone(t *testing.T) {
 	for _, stream := range []bool{true, false} {
 		t.Run(fmt.Sprint("stream=", stream), func(t *testing.T) {
 			g := newGateway(t, map[string]llmtest.Flavor{"glm": llmtest.Lenient}, "glm", withHandler("response_model requested"))
-			ok := okTurns(t)
 			glm := g.upstreams["glm"]
-			c := g.conversation("same-model")
+			c, ok := g.session("same-model")
 			c.Stream = stream
 			for n := 1; n <= 2; n++ {
 				turn := ok(c.Say(fmt.Sprintf("turn %d", n)))

@@ -376,8 +376,7 @@ func TestResponsesToolLoop(t *testing.T) {
 			t.Run(fmt.Sprintf("stream %v parallel %v", stream, parallel), func(t *testing.T) {
 				oa := startResponses(t, "oa", responsesKey)
 				g := newGateway(t, nil, "oa", withResponses("oa", oa, responsesKey))
-				ok := okTurns(t)
-				c := g.conversation("responses-loop")
+				c, ok := g.session("responses-loop")
 				c.Stream = stream
 				prompt, commands := "[tool] list the files", []string{"ls"}
 				if parallel {
@@ -508,8 +507,7 @@ func TestAnthropicAndResponsesBothWays(t *testing.T) {
 			oa := startResponses(t, "oa", responsesKey)
 			g := newGateway(t, map[string]llmtest.Flavor{"anthropic": llmtest.Strict}, "anthropic", withResponses("oa", oa, responsesKey))
 			anthropic := g.upstreams["anthropic"]
-			ok := okTurns(t)
-			c := g.conversation("responses-both-ways")
+			c, ok := g.session("responses-both-ways")
 			c.Stream = stream
 
 			ok(c.Say("[tool] list the files"))
@@ -636,8 +634,7 @@ func TestResponsesKeySwitchAbsorbedOnce(t *testing.T) {
 					key = "sk-a"
 				}
 				g := newGateway(t, nil, "oa", withResponses("oa", oa, key))
-				ok := okTurns(t)
-				c := g.conversation("responses-key-switch")
+				c, ok := g.session("responses-key-switch")
 				c.Stream = stream
 				c.Header.Set("X-Api-Key", "sk-a")
 

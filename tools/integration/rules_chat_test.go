@@ -99,8 +99,7 @@ func TestOpenRouterGeminiAcrossSwitches(t *testing.T) {
 		t.Run(fmt.Sprint("stream ", stream), func(t *testing.T) {
 			g := newGateway(t, map[string]llmtest.Flavor{"anthropic": llmtest.Strict}, "anthropic", withOpenRouterGemini("openrouter"))
 			anthropic, or := g.upstreams["anthropic"], g.chats["openrouter"]
-			ok := okTurns(t)
-			c := g.conversation("openrouter-gemini")
+			c, ok := g.session("openrouter-gemini")
 			c.Stream = stream
 
 			ok(c.Say("[tool] list the files"))
@@ -186,8 +185,7 @@ func TestOpenRouterRefusedSignatureAbsorbed(t *testing.T) {
 func TestOpenRouterForgedPartGoesNowhere(t *testing.T) {
 	g := newGateway(t, nil, "openrouter", withOpenRouterGemini("openrouter"))
 	or := g.chats["openrouter"]
-	ok := okTurns(t)
-	c := g.conversation("openrouter-forged")
+	c, ok := g.session("openrouter-forged")
 	turn := ok(c.Say("[tool] list the files"))
 	blocks := blocksOf(t, turn.Message)
 	sig := quote(blocks[0].Signature)
@@ -226,8 +224,7 @@ func TestOpenAIReasoningModelsLearnMaxCompletionTokens(t *testing.T) {
 	g := newGateway(t, nil, "openai", withChat("openai", llmtest.OpenAIStyle,
 		"transport openai {\n\t\t\tmodel claude-* gpt-5\n\t\t\treasoning none\n\t\t}"))
 	u := g.chats["openai"]
-	ok := okTurns(t)
-	c := g.conversation("max-completion-tokens")
+	c, ok := g.session("max-completion-tokens")
 	ok(c.Say("hello"))
 	c.Stream = false
 	ok(c.Say("[tool] list the files"))
@@ -258,8 +255,7 @@ func TestMaxTokensFieldDeclared(t *testing.T) {
 	g := newGateway(t, nil, "openai", withChat("openai", llmtest.OpenAIStyle,
 		"transport openai {\n\t\t\tmodel claude-* o4-mini\n\t\t\treasoning none\n\t\t\tmax_tokens_field max_completion_tokens\n\t\t\tmax_tokens 16000\n\t\t}"))
 	u := g.chats["openai"]
-	ok := okTurns(t)
-	c := g.conversation("max-tokens-field")
+	c, ok := g.session("max-tokens-field")
 	ok(c.Say("hello"))
 	top, _ := chatRequest(t, lastRequest(t, u).Body)
 	if n := refusals(u); n != 0 || string(top["max_completion_tokens"]) != "16000" {
@@ -277,8 +273,7 @@ func TestAModelThatAlwaysThinksIsNeverToldNone(t *testing.T) {
 	g := newGateway(t, nil, "kimi", withChat("kimi", llmtest.KimiCodeStyle,
 		"transport openai {\n\t\t\tmodel claude-* kimi-for-coding\n\t\t\tthinking_switch reasoning_effort\n\t\t}"))
 	u := g.chats["kimi"]
-	ok := okTurns(t)
-	c := g.conversation("always-thinks")
+	c, ok := g.session("always-thinks")
 	c.Thinking = "disabled"
 	ok(c.Say("a title, please"))
 	ok(c.Say("[tool] list the files"))
@@ -321,8 +316,7 @@ func TestFillersStayPutAsTheConversationGrows(t *testing.T) {
 		withChat("chat", llmtest.DeepSeekV4Style, "transport openai {\n\t\t\tmodel * deepseek-v4-pro\n\t\t}"),
 		withHandler("backend_profile chat {\n\tthinking_back all\n}"))
 	chat := g.chats["chat"]
-	ok := okTurns(t)
-	c := g.conversation("fillers")
+	c, ok := g.session("fillers")
 	for _, s := range []string{"[tool] look", "[tool] more", "[tool] and more"} {
 		ok(c.Say(s))
 		ok(c.ToolResult("a.go"))

@@ -10,7 +10,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
@@ -71,8 +70,7 @@ func TestGeminiAnswerWithoutContentRetried(t *testing.T) {
 		t.Run(fmt.Sprint("stream ", stream), func(t *testing.T) {
 			g := newGateway(t, nil, "gemini", withGemini("gemini"))
 			gem := g.geminis["gemini"]
-			ok := okTurns(t)
-			c := g.conversation("gemini-malformed")
+			c, ok := g.session("gemini-malformed")
 			c.Stream = stream
 			gem.AnswerEmpty("MALFORMED_FUNCTION_CALL", 1)
 			turn := ok(c.Say("[tool] list the files"))
@@ -135,8 +133,7 @@ func TestGeminiThinkingRefusalsLearnedOnce(t *testing.T) {
 			}
 			g := newGateway(t, nil, "gemini", opts...)
 			gem := g.geminis["gemini"]
-			ok := okTurns(t)
-			c := g.conversation("gemini-thinking-" + tc.model)
+			c, ok := g.session("gemini-thinking-" + tc.model)
 			ok(c.Say("[tool] list the files"))
 			ok(c.ToolResult("a.go b.go"))
 			ok(c.Say("and now?"))
@@ -269,17 +266,8 @@ func TestGeminiReadsAPDFInAToolLoop(t *testing.T) {
 // header and the body.
 func postRaw(t *testing.T, g *gateway, path, body string) (int, http.Header, []byte) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, g.url()+path, strings.NewReader(body))
-	req.Header.Set("X-Api-Key", "sk-test")
-	req.Header.Set("Anthropic-Version", "2023-06-01")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := (&http.Client{Transport: g.transport, Timeout: 15 * time.Second}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, resp.Header, b
+	h := http.Header{"X-Api-Key": {"sk-test"}, "Anthropic-Version": {"2023-06-01"}, "Content-Type": {"application/json"}}
+	return g.send(t, path, h, []byte(body))
 }
 
 // messageOf returns the message of an answer, streamed or not, as Claude

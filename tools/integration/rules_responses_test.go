@@ -85,8 +85,7 @@ func TestResponsesUnverifiedOrganization(t *testing.T) {
 			oa := startResponses(t, "oa", responsesKey)
 			oa.UnverifyOrganization("org-oa")
 			g := newGateway(t, nil, "oa", withResponses("oa", oa, responsesKey))
-			ok := okTurns(t)
-			c := g.conversation("responses-unverified")
+			c, ok := g.session("responses-unverified")
 			c.Stream = stream
 
 			turn := ok(c.Say("[tool] list the files"))
@@ -148,8 +147,7 @@ func TestResponsesNoSummaryDeclared(t *testing.T) {
 			oa := startResponses(t, "oa", responsesKey)
 			oa.UnverifyOrganization("org-oa")
 			g := newGateway(t, nil, "oa", withResponses("oa", oa, responsesKey), option)
-			ok := okTurns(t)
-			c := g.conversation("responses-no-summary")
+			c, ok := g.session("responses-no-summary")
 			assertUnsummarizedAnswer(t, ok(c.Say("[tool] list the files")), oa, 1)
 			assertUnsummarizedAnswer(t, ok(c.ToolResult("file1")), oa, 2)
 			assertUnsummarizedAnswer(t, ok(c.Say("thanks")), oa, 3)
@@ -180,8 +178,7 @@ func TestResponsesToolResultMediaReachTheModel(t *testing.T) {
 		t.Run(fmt.Sprint("stream ", stream), func(t *testing.T) {
 			oa := startResponses(t, "oa", responsesKey)
 			g := newGateway(t, nil, "oa", withResponses("oa", oa, responsesKey))
-			ok := okTurns(t)
-			c := g.conversation("responses-media")
+			c, ok := g.session("responses-media")
 			c.Stream = stream
 			call := toolUse(t, ok(c.Say("[tool] read the files")).Message)
 			c.Messages = append(c.Messages, []byte(`{"role":"user","content":[{"tool_use_id":"`+call.ID+`","type":"tool_result","content":[`+

@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -47,10 +46,9 @@ func TestUpstreamOnlySwitchJSON(t *testing.T) { testUpstreamOnlySwitch(t, false)
 // planned for the old upstream and refused; the client never sees it.
 func testUpstreamOnlySwitch(t *testing.T, stream bool) {
 	g := newGateway(t, anthropicAndGLM, "", autoIdentity("glm"))
-	ok := okTurns(t)
 	anthropic := g.upstreams["anthropic"]
 	anthropic.SetGzip(!stream) // a compressed refusal is read all the same
-	c := g.conversation("upstream-switch")
+	c, ok := g.session("upstream-switch")
 	c.Stream = stream
 	ok(c.Say("hello"))
 	ok(c.Say("tell me more"))
@@ -93,9 +91,8 @@ func testUpstreamOnlySwitch(t *testing.T, stream bool) {
 // on. One refusal is absorbed, and the next request does not pay again.
 func TestBackendKeyChangeIsAbsorbed(t *testing.T) {
 	g := newGateway(t, map[string]llmtest.Flavor{"anthropic": llmtest.Strict}, "anthropic")
-	ok := okTurns(t)
 	anthropic := g.upstreams["anthropic"]
-	c := g.conversation("key-change")
+	c, ok := g.session("key-change")
 	ok(c.Say("first"))
 	ok(c.Say("second"))
 	anthropic.RotateKey()
@@ -171,19 +168,9 @@ func TestOtherErrorsReachTheClientUnchanged(t *testing.T) {
 	g := newGateway(t, anthropicAndGLM, "anthropic")
 	anthropic := g.upstreams["anthropic"]
 	body := `{"model":"m","messages":"not a list","stream":true}`
-	req, err := http.NewRequest(http.MethodPost, g.url()+"/v1/messages", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := (&http.Client{Transport: g.transport}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(got), "messages: Input should be a valid list") {
-		t.Fatalf("client got %d %s", resp.StatusCode, got)
+	status, _, got := g.send(t, "/v1/messages", jsonHeader, []byte(body))
+	if status != http.StatusBadRequest || !strings.Contains(string(got), "messages: Input should be a valid list") {
+		t.Fatalf("client got %d %s", status, got)
 	}
 	if n := len(anthropic.Requests()); n != 1 {
 		t.Fatalf("a 400 that is not about thinking was sent %d times", n)

@@ -41,8 +41,7 @@ func TestAFastAPIServerThatRefusesAdaptiveIsLearnedOnce(t *testing.T) {
 	g := newGateway(t, map[string]llmtest.Flavor{"omlx": llmtest.Unsigned}, "omlx")
 	omlx := g.upstreams["omlx"]
 	omlx.RefuseAsServer(llmtest.FastAPIRefusesAdaptive, "qwen3-mlx")
-	ok := okTurns(t)
-	c := g.conversation("omlx")
+	c, ok := g.session("omlx")
 	c.Model, c.Thinking = "qwen3-mlx", "adaptive"
 	ok(c.Say("[tool] list the files"))
 	ok(c.ToolResult("a.go"))

@@ -34,8 +34,7 @@ func TestChatServersThatWantReasoningBack(t *testing.T) {
 			}
 			g := newGateway(t, map[string]llmtest.Flavor{"anthropic": llmtest.Strict}, "anthropic", opts...)
 			anthropic, chat := g.upstreams["anthropic"], g.chats["chat"]
-			ok := okTurns(t)
-			c := g.conversation("chat-wants-reasoning")
+			c, ok := g.session("chat-wants-reasoning")
 			ok(c.Say("[tool] look"))
 			ok(c.ToolResult("a.go"))
 			ok(c.Say("[tool] more"))

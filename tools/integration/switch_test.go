@@ -17,8 +17,7 @@ var anthropicAndGLM = map[string]llmtest.Flavor{"anthropic": llmtest.Strict, "gl
 // the foreign history with the API's signature error.
 func TestPlainReverseProxyFailsOnSwitch(t *testing.T) {
 	g := newGateway(t, anthropicAndGLM, "glm", plainProxy)
-	ok := okTurns(t)
-	c := g.conversation("plain-proxy")
+	c, ok := g.session("plain-proxy")
 	ok(c.Say("hello"))
 	g.use("anthropic")
 	turn, err := c.Say("now on anthropic")
@@ -36,9 +35,8 @@ func TestSwitchGLMToAnthropicJSON(t *testing.T) { testSwitchGLMToAnthropic(t, fa
 
 func testSwitchGLMToAnthropic(t *testing.T, stream bool) {
 	g := newGateway(t, anthropicAndGLM, "glm")
-	ok := okTurns(t)
 	anthropic := g.upstreams["anthropic"]
-	c := g.conversation("glm-to-anthropic")
+	c, ok := g.session("glm-to-anthropic")
 	c.Stream = stream
 	ok(c.Say("hello"))
 	ok(c.Say("tell me more"))
@@ -62,9 +60,8 @@ func testSwitchGLMToAnthropic(t *testing.T, stream bool) {
 
 func TestAnthropicGLMAnthropicKeepsAnthropicBlocks(t *testing.T) {
 	g := newGateway(t, anthropicAndGLM, "anthropic")
-	ok := okTurns(t)
 	anthropic, glm := g.upstreams["anthropic"], g.upstreams["glm"]
-	c := g.conversation("a-g-a")
+	c, ok := g.session("a-g-a")
 	ok(c.Say("first, on anthropic"))
 	ok(c.Say("second, on anthropic"))
 	anthropicBlocks := historyBlocks(c)
@@ -89,9 +86,8 @@ func TestAnthropicGLMAnthropicKeepsAnthropicBlocks(t *testing.T) {
 
 func TestSwitchInsideToolLoop(t *testing.T) {
 	g := newGateway(t, anthropicAndGLM, "glm")
-	ok := okTurns(t)
 	anthropic := g.upstreams["anthropic"]
-	c := g.conversation("tool-loop")
+	c, ok := g.session("tool-loop")
 	turn := ok(c.Say("[tool] list the files"))
 	if turn.StopReason != "tool_use" {
 		t.Fatalf("GLM stop reason %q, want tool_use", turn.StopReason)
@@ -125,9 +121,8 @@ func TestSwitchInsideToolLoop(t *testing.T) {
 
 func TestRedactedThinkingSurvivesARoundTrip(t *testing.T) {
 	g := newGateway(t, anthropicAndGLM, "anthropic")
-	ok := okTurns(t)
 	anthropic, glm := g.upstreams["anthropic"], g.upstreams["glm"]
-	c := g.conversation("redacted")
+	c, ok := g.session("redacted")
 	ok(c.Say("[redacted] something sensitive"))
 	own := historyBlocks(c)
 	if len(own) != 2 || !strings.Contains(string(own[1]), `"redacted_thinking"`) {
@@ -145,9 +140,8 @@ func TestRedactedThinkingSurvivesARoundTrip(t *testing.T) {
 
 func TestUnsignedOllamaBlocksNeverReachAnthropic(t *testing.T) {
 	g := newGateway(t, map[string]llmtest.Flavor{"anthropic": llmtest.Strict, "ollama": llmtest.Unsigned}, "ollama")
-	ok := okTurns(t)
 	anthropic := g.upstreams["anthropic"]
-	c := g.conversation("ollama")
+	c, ok := g.session("ollama")
 	c.ShowThinking = true
 	ok(c.Say("hello local model"))
 	if b := historyBlocks(c); len(b) != 1 || strings.Contains(string(b[0]), "signature") {
@@ -160,9 +154,8 @@ func TestUnsignedOllamaBlocksNeverReachAnthropic(t *testing.T) {
 
 func TestConvertToTagsKeepsForeignReasoningAsText(t *testing.T) {
 	g := newGateway(t, anthropicAndGLM, "glm", withHandler("mode convert_to_tags"))
-	ok := okTurns(t)
 	anthropic := g.upstreams["anthropic"]
-	c := g.conversation("tags")
+	c, ok := g.session("tags")
 	c.ShowThinking = true
 	ok(c.Say("hello"))
 	g.use("anthropic")
@@ -182,9 +175,8 @@ func TestConvertToTagsKeepsForeignReasoningAsText(t *testing.T) {
 // exactly its own blocks.
 func TestBackendPlaceholderRoutesPerRequest(t *testing.T) {
 	g := newGateway(t, anthropicAndGLM, "", byHeader)
-	ok := okTurns(t)
 	anthropic, glm := g.upstreams["anthropic"], g.upstreams["glm"]
-	c := g.conversation("by-header")
+	c, ok := g.session("by-header")
 	var mine = map[string][]json.RawMessage{}
 	for i, backend := range []string{"anthropic", "glm", "anthropic", "glm", "glm", "anthropic"} {
 		c.Header.Set("X-Backend", backend)

@@ -32,9 +32,8 @@ func TestThinkTagsInAToolLoop(t *testing.T) {
 
 func testThinkTagsInAToolLoop(t *testing.T, replay string) {
 	g := newGateway(t, taggedAndAnthropic, "tagged", withHandler("think_tags on\nthink_tags_replay "+replay))
-	ok := okTurns(t)
 	tagged := g.upstreams["tagged"]
-	c := g.conversation("think-tags-loop")
+	c, ok := g.session("think-tags-loop")
 
 	turn := ok(c.Say("[tool] list the files"))
 	if want := `{"role":"assistant","content":[` + synthesizedThinking(t, 1) + `,` + toolUseOf("tagged", 1) + `]}`; string(turn.Message) != want {
@@ -68,9 +67,8 @@ func testThinkTagsInAToolLoop(t *testing.T, replay string) {
 // reasoning, gets the loop without thinking and accepts it at once.
 func TestThinkTagsToolLoopMovesToAnthropic(t *testing.T) {
 	g := newGateway(t, taggedAndAnthropic, "tagged", withHandler("think_tags on"))
-	ok := okTurns(t)
 	anthropic := g.upstreams["anthropic"]
-	c := g.conversation("think-tags-loop-switch")
+	c, ok := g.session("think-tags-loop-switch")
 	turn := ok(c.Say("[tool] list the files"))
 	if want := `{"role":"assistant","content":[` + synthesizedThinking(t, 1) + `,` + toolUseOf("tagged", 1) + `]}`; string(turn.Message) != want {
 		t.Fatalf("answer 1\n got %s\nwant %s", turn.Message, want)

@@ -19,10 +19,9 @@ func TestThinkTagsWithResponseModelJSON(t *testing.T) { testThinkTagsWithRespons
 func testThinkTagsWithResponseModel(t *testing.T, stream bool) {
 	g := newGateway(t, map[string]llmtest.Flavor{"tagged": llmtest.Tagged}, "tagged",
 		withHandler("think_tags on\nresponse_model requested"))
-	ok := okTurns(t)
 	tagged := g.upstreams["tagged"]
 	tagged.AnswerAs("qwen3-32b")
-	c := g.conversation("tags-and-model")
+	c, ok := g.session("tags-and-model")
 	c.Stream, c.ModelBoundThinking = stream, true
 	for n := 1; n <= 2; n++ {
 		turn := ok(c.Say(fmt.Sprintf("turn %d", n)))

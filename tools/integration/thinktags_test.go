@@ -88,10 +88,9 @@ func testThinkTags(t *testing.T, tc thinkTagsCase) {
 		lines += "\nthink_tags_replay " + tc.replay
 	}
 	g := newGateway(t, taggedAndAnthropic, "tagged", withHandler(lines))
-	ok := okTurns(t)
 	tagged, anthropic := g.upstreams["tagged"], g.upstreams["anthropic"]
 	tagged.OmitOpeningTag(tc.open)
-	c := g.conversation("think-tags")
+	c, ok := g.session("think-tags")
 	c.Stream = tc.stream
 
 	for n := 1; n <= 2; n++ {
@@ -195,10 +194,9 @@ func TestThinkTagsLeaveOtherAnswersAlone(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			g := newGateway(t, taggedAndAnthropic, tt.backend, withHandler(tt.lines))
-			ok := okTurns(t)
 			up := g.upstreams[tt.backend]
 			up.OmitOpeningTag(tt.omitOpen)
-			c := g.conversation("untagged")
+			c, ok := g.session("untagged")
 			c.Stream, c.Thinking, c.ShowThinking = tt.stream, tt.thinking, true
 			for n := 1; n <= 2; n++ {
 				turn := ok(c.Say(fmt.Sprintf("turn %d", n)))

@@ -17,10 +17,9 @@ import (
 func TestRewrittenStreamsReachTheClientUnbuffered(t *testing.T) {
 	g := newGateway(t, map[string]llmtest.Flavor{"tagged": llmtest.Tagged}, "tagged",
 		withHandler("think_tags on\nresponse_model requested"))
-	ok := okTurns(t)
 	tagged := g.upstreams["tagged"]
 	tagged.AnswerAs("qwen3-32b")
-	c := g.conversation("unbuffered-rewrite")
+	c, ok := g.session("unbuffered-rewrite")
 	c.OnFirstByte = tagged.HoldStream()
 	ok(c.Say("stream to me"))
 	c.OnFirstByte = nil

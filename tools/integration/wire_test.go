@@ -27,10 +27,9 @@ func TestStreamReachesTheClientUnbuffered(t *testing.T) {
 // them), and the client still gets gzip.
 func TestGzipJSONResponsesAreObserved(t *testing.T) {
 	g := newGateway(t, anthropicAndGLM, "glm")
-	ok := okTurns(t)
 	anthropic := g.upstreams["anthropic"]
 	anthropic.SetGzip(true)
-	c := g.conversation("gzip")
+	c, ok := g.session("gzip")
 	c.Stream = false
 	mixed(t, g, c)
 	turn := ok(c.Say("on anthropic, gzipped"))
@@ -105,8 +104,7 @@ func TestCountTokensIsRewrittenButCountsNoSwitch(t *testing.T) {
 // text reached the log.
 func TestLogsReportWithoutSecrets(t *testing.T) {
 	g := newGateway(t, anthropicAndGLM, "glm")
-	ok := okTurns(t)
-	c := g.conversation("SESSION-SECRET-111")
+	c, ok := g.session("SESSION-SECRET-111")
 	c.ShowThinking = true
 	c.Header.Set("Authorization", "Bearer secret-bearer-token")
 	ok(c.Say("a private question"))
