@@ -1,10 +1,8 @@
 package commandtest
 
 import (
-	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/gatewaytest"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
@@ -21,13 +19,7 @@ func TestForgetWhatWasLearned(t *testing.T) {
 		Handler:   "backend {vars.llm_backend}\nregistry forget_test\npersist off",
 		Active:    "ollama",
 	}
-	if err := server.Load(site); err != nil {
-		t.Fatal(err)
-	}
-	transport := gatewaytest.NewTransport()
-	t.Cleanup(transport.CloseIdleConnections)
-	c := llmtest.NewConversation(server.URLFor(site), "forget-test")
-	c.Client = &http.Client{Transport: transport, Timeout: 15 * time.Second}
+	c, _ := converse(t, site, "forget-test")
 	c.Model = "llama3.2"
 	say(t, c, "hello")
 

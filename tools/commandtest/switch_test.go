@@ -25,13 +25,7 @@ func TestSwitchBackendAndUpstream(t *testing.T) {
 		Handler:   "backend {vars.llm_backend}\nregistry switch_test\npersist off",
 		Active:    "anthropic",
 	}
-	if err := server.Load(site); err != nil {
-		t.Fatal(err)
-	}
-	transport := gatewaytest.NewTransport()
-	t.Cleanup(transport.CloseIdleConnections)
-	c := llmtest.NewConversation(server.URLFor(site), "switch-test")
-	c.Client = &http.Client{Transport: transport, Timeout: 15 * time.Second}
+	c, transport := converse(t, site, "switch-test")
 	say(t, c, "hello")
 	say(t, c, "tell me more")
 	own := llmtest.ThinkingBlocks(c.Messages)
@@ -294,6 +288,21 @@ func TestSwitchLosesToAConcurrentChange(t *testing.T) {
 	if got := getConfig(t, "/id/local/@id"); got != `"local"`+"\n" {
 		t.Errorf("the concurrent change is lost: %s", got)
 	}
+}
+
+// converse loads site and starts a conversation named session through
+// it, with the transport of its client, whose idle connections a switch
+// of the site's server leaves to close.
+func converse(t *testing.T, site gatewaytest.Site, session string) (*llmtest.Conversation, gatewaytest.Transport) {
+	t.Helper()
+	if err := server.Load(site); err != nil {
+		t.Fatal(err)
+	}
+	transport := gatewaytest.NewTransport()
+	t.Cleanup(transport.CloseIdleConnections)
+	c := llmtest.NewConversation(server.URLFor(site), session)
+	c.Client = &http.Client{Transport: transport, Timeout: 15 * time.Second}
+	return c, transport
 }
 
 // upstream starts a mock backend for one test.
