@@ -17,7 +17,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
 )
 
@@ -49,7 +49,7 @@ func longSession(b *testing.B, size int) []byte {
 	if err := json.Compact(&compact, raw); err != nil {
 		b.Fatal(err)
 	}
-	body, err := llmtest.GrowHistory(compact.Bytes(), size)
+	body, err := claudecode.GrowHistory(compact.Bytes(), size)
 	if err != nil {
 		b.Fatal(err)
 	}

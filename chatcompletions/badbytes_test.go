@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
@@ -31,7 +31,7 @@ func TestBadBytesTheSameBothWays(t *testing.T) {
 			end := `{"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`
 			var events bytes.Buffer
 			events.ReadFrom(messagesapi.NewReader(strings.NewReader("data: "+chunk+"\n\ndata: "+end+"\n\ndata: [DONE]\n\n"), NewStream(opts)))
-			streamed, serr := llmtest.AssembleStream(events.Bytes())
+			streamed, serr := claudecode.AssembleStream(events.Bytes())
 			if (err == nil) != (serr == nil) || !utf8.Valid(events.Bytes()) {
 				t.Fatalf("whole: %v, streamed: %v\n%q", err, serr, events.Bytes())
 			}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
@@ -45,11 +45,11 @@ func TestFillersDifferPerMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	grown, err := llmtest.GrowHistory(capture, 1<<20)
+	grown, err := claudecode.GrowHistory(capture, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
-	longer, err := llmtest.GrowHistory(grown, len(grown)+1)
+	longer, err := claudecode.GrowHistory(grown, len(grown)+1)
 	if err != nil {
 		t.Fatal(err)
 	}

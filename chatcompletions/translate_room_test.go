@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 )
 
 // TestTranslationWritesOnlyWhereItAskedRoom: for random requests, the
@@ -16,7 +16,7 @@ import (
 func TestTranslationWritesOnlyWhereItAskedRoom(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 20000 {
-		body := llmtest.RandomRequest(r)
+		body := claudecode.RandomRequest(r)
 		var last []byte
 		grow := func(p []byte, n int) ([]byte, error) {
 			last = make([]byte, len(p), len(p)+n)

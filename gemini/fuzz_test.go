@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
@@ -59,7 +59,7 @@ func FuzzStreamAndJSONAgree(f *testing.F) {
 		var events bytes.Buffer
 		src := "data: " + string(body) + "\r\n\r\ndata: {\"candidates\":[{\"finishReason\":\"STOP\"}]}\r\n\r\n"
 		events.ReadFrom(messagesapi.NewReader(strings.NewReader(src), NewStream(answerOptions())))
-		streamed, serr := llmtest.AssembleStream(events.Bytes())
+		streamed, serr := claudecode.AssembleStream(events.Bytes())
 		if (err == nil) != (serr == nil) {
 			t.Fatalf("%q: whole %v, streamed %v\n%s", body, err, serr, events.Bytes())
 		}
@@ -113,7 +113,7 @@ func FuzzTranslateRequest(f *testing.F) {
 func TestTranslationWritesOnlyWhereItAskedRoom(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 20000 {
-		body := llmtest.RandomRequest(r)
+		body := claudecode.RandomRequest(r)
 		var last []byte
 		grow := func(p []byte, n int) ([]byte, error) {
 			last = make([]byte, len(p), len(p)+n)

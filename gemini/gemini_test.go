@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/envelope"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
@@ -57,7 +57,7 @@ func TestStreamAndJSONGiveTheSameBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg, err := llmtest.AssembleStream(streamOf(t, streamedAnswer...))
+	msg, err := claudecode.AssembleStream(streamOf(t, streamedAnswer...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
@@ -213,7 +213,7 @@ func TestBadBytesTheSameBothWays(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			streamed, err := llmtest.AssembleStream(streamOf(t, tt.answer))
+			streamed, err := claudecode.AssembleStream(streamOf(t, tt.answer))
 			if err != nil {
 				t.Fatal(err)
 			}

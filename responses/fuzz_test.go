@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 )
 
 // wellFormed checks a Messages stream's order: one message_start first,
@@ -116,7 +116,7 @@ func FuzzTranslateRequest(f *testing.F) {
 func TestTranslationWritesOnlyWhereItAskedRoom(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for range 20000 {
-		body := llmtest.RandomRequest(r)
+		body := claudecode.RandomRequest(r)
 		var last []byte
 		grow := func(p []byte, n int) ([]byte, error) {
 			last = make([]byte, len(p), len(p)+n)

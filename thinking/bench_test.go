@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 )
 
 // benchmarkRewrite parses a body and rewrites it with every block given the
@@ -100,7 +100,7 @@ func BenchmarkReadCold1MiB(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	body, err := llmtest.GrowHistory(raw, 1<<20)
+	body, err := claudecode.GrowHistory(raw, 1<<20)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 )
 
 // fixtureDir holds requests captured from the real Claude Code client.
@@ -54,7 +54,7 @@ func fixture(tb testing.TB, name string) []byte {
 // with tool-loop turns shaped like Claude Code's.
 func fixtureOfSize(tb testing.TB, n int) []byte {
 	tb.Helper()
-	body, err := llmtest.GrowHistory(fixture(tb, "capture-3-continue-replays-thinking.json"), n)
+	body, err := claudecode.GrowHistory(fixture(tb, "capture-3-continue-replays-thinking.json"), n)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -2,108 +2,46 @@ package transport
 
 import (
 	"encoding/json"
-	"slices"
+	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
 )
 
-// TestResponsesRoundTrip: a tool loop through transport responses, the
-// first turn whole, the second streamed: the reasoning item rides in the
-// thinking block's envelope and goes back before the call it led to,
-// which the strict mock checks (its encrypted content, its organization,
-// its following item).
-func TestResponsesRoundTrip(t *testing.T) {
-	up := llmtest.NewResponsesUpstream("oa")
-	defer up.Close()
-	up.RequireKey("sk-oa")
-	r := &Responses{Models: Models{{"claude-*", "gpt-5"}}, APIKey: "sk-oa", SigningKey: "test secret"}
-	provisioned(t, r)
-
-	tools := `"tools":[{"name":"Bash","description":"Run","input_schema":{"type":"object","properties":{"command":{"type":"string"}}}}]`
-	first := `{"model":"claude-sonnet-4-5","max_tokens":100,"thinking":{"type":"enabled","budget_tokens":2048},` + tools +
-		`,"messages":[{"role":"user","content":"[tool] list files"}]}`
-	resp, body := post(t, r, up.URL()+"/v1/messages?beta=true", first)
-	var m message
-	if err := json.Unmarshal([]byte(body), &m); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("%d %s\nupstream: %s", resp.StatusCode, body, up.Requests()[0].ErrorMessage)
-	}
-	if len(m.Content) != 2 || m.Content[0].Type != "thinking" || m.Content[0].Thinking != up.Summary(1) ||
-		!strings.HasPrefix(m.Content[0].Signature, "llmthinking.v1.reasoning.responses.t") ||
-		m.Content[1].Type != "tool_use" || m.Content[1].Name != "Bash" || m.StopReason != "tool_use" || m.Model != "claude-sonnet-4-5" {
-		t.Fatalf("answer: %s", body)
-	}
-	got := up.Requests()[0]
-	if got.Path != "/v1/responses" || got.RawQuery != "" || got.Header.Get("Authorization") != "Bearer sk-oa" ||
-		got.Header.Get("X-Api-Key") != "" || got.Header.Get("Anthropic-Beta") != "" {
-		t.Fatalf("upstream got %s?%s with %v", got.Path, got.RawQuery, got.Header)
-	}
-
-	assistant, _ := json.Marshal(m.Content)
-	second := `{"model":"claude-sonnet-4-5","max_tokens":100,"stream":true,"thinking":{"type":"enabled","budget_tokens":2048},` + tools +
-		`,"messages":[{"role":"user","content":"[tool] list files"},{"role":"assistant","content":` + string(assistant) +
-		`},{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + m.Content[1].ID + `","content":"a.txt"}]}]}`
-	resp, body = post(t, r, up.URL()+"/v1/messages", second)
-	if resp.StatusCode != 200 || !strings.Contains(body, "event: message_stop") || streamedText(body) != "oa answer 2." {
-		t.Fatalf("second turn: %d %s\nupstream: %s", resp.StatusCode, body, up.Requests()[1].ErrorMessage)
-	}
-	if back := up.ReasoningBack(1); !slices.Equal(back, []string{"rs_oa_1"}) {
-		t.Fatalf("reasoning back: %v in %s", back, up.Requests()[1].Body)
-	}
-
-	// Without thinking (a title, say), the model still reasons, but its
-	// item carries nothing that could go back: no block.
-	resp, body = post(t, r, up.URL()+"/v1/messages", `{"model":"claude-haiku-4-5","max_tokens":100,"messages":[{"role":"user","content":"a title"}]}`)
-	if err := json.Unmarshal([]byte(body), &m); err != nil || resp.StatusCode != 200 || len(m.Content) != 1 || m.Content[0].Text != "oa answer 3." {
-		t.Fatalf("without thinking: %d %s", resp.StatusCode, body)
-	}
-	if sent := string(up.Requests()[2].Body); strings.Contains(sent, `"reasoning"`) || strings.Contains(sent, `"include"`) {
-		t.Fatalf("without thinking, the request asked for reasoning: %s", sent)
-	}
-}
-
-// TestResponsesValidate: a summary the API does not take is an error at
-// provision.
+// TestResponsesValidate: a summary the API does not take, a negative cap
+// and one below the API's least are errors at provision.
 func TestResponsesValidate(t *testing.T) {
-	if err := (&Responses{ReasoningSummary: "verbose"}).Validate(); err == nil || !strings.Contains(err.Error(), "reasoning_summary") {
-		t.Errorf("got %v", err)
-	}
-	if err := (&Responses{MaxTokens: -1}).Validate(); err == nil {
-		t.Error("a negative max_tokens passed")
-	}
-}
-
-// streamedText returns the text of a Messages stream's text deltas.
-func streamedText(stream string) string {
-	var text strings.Builder
-	for _, line := range strings.Split(stream, "\n") {
-		data, ok := strings.CutPrefix(line, "data: ")
-		var ev struct {
-			Delta struct{ Type, Text string }
-		}
-		if ok && json.Unmarshal([]byte(data), &ev) == nil && ev.Delta.Type == "text_delta" {
-			text.WriteString(ev.Delta.Text)
+	for _, tc := range []struct {
+		r    Responses
+		want string // in the error; "" for none
+	}{
+		{Responses{ReasoningSummary: "verbose"}, "reasoning_summary"},
+		{Responses{MaxTokens: -1}, "cannot be negative"},
+		{Responses{MaxTokens: 8}, "no fewer than 16"},
+		{Responses{MaxTokens: 16}, ""},
+	} {
+		err := tc.r.Validate()
+		if (tc.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.r, err, tc.want)
 		}
 	}
-	return text.String()
 }
 
 // TestResponsesCountTokens: count_tokens is answered by the transport, an
 // estimate, without asking the upstream.
 func TestResponsesCountTokens(t *testing.T) {
-	up := llmtest.NewResponsesUpstream("oa")
-	defer up.Close()
+	up := &recorder{status: 500}
+	srv := httptest.NewServer(up)
+	defer srv.Close()
 	r := &Responses{SigningKey: "test secret"}
 	provisioned(t, r)
-	resp, body := post(t, r, up.URL()+"/v1/messages/count_tokens", `{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"`+strings.Repeat("word ", 400)+`"}]}`)
+	resp, body := post(t, r, srv.URL+"/v1/messages/count_tokens", `{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"`+strings.Repeat("word ", 400)+`"}]}`)
 	var got struct {
 		InputTokens int `json:"input_tokens"`
 	}
 	if err := json.Unmarshal([]byte(body), &got); err != nil || resp.StatusCode != 200 || got.InputTokens < 400 || got.InputTokens > 600 {
 		t.Fatalf("%d %s", resp.StatusCode, body)
 	}
-	if n := len(up.Requests()); n != 0 {
+	if n := len(up.got); n != 0 {
 		t.Fatalf("the upstream got %d requests", n)
 	}
 }

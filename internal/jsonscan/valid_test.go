@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 )
 
 var validCases = []string{
@@ -57,7 +57,7 @@ func BenchmarkValid256KiB(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	body, err := llmtest.GrowHistory(raw, 256<<10)
+	body, err := claudecode.GrowHistory(raw, 256<<10)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,55 +10,18 @@ import (
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
-	"github.com/caddyserver/caddy/v2"
 	"google.golang.org/genai"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/transporttest"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/transport"
 )
 
 // client returns an Anthropic SDK client whose requests go through
 // transport gemini to u.
 func client(t *testing.T, u *llmtest.GeminiUpstream) anthropic.Client {
-	t.Helper()
 	tr := &transport.Gemini{Models: transport.Models{{Match: "claude-*", Model: "gemini-3-pro-preview"}}, SigningKey: "judge"}
-	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
-	t.Cleanup(cancel)
-	if err := tr.Provision(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tr.Cleanup() })
-	return anthropic.NewClient(option.WithBaseURL(u.URL()), option.WithAPIKey("gk-test"), option.WithMaxRetries(0),
-		option.WithHTTPClient(&http.Client{Transport: tr}))
-}
-
-var bash = anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{Name: "Bash", Description: anthropic.String("Run a command"),
-	InputSchema: anthropic.ToolInputSchemaParam{Properties: map[string]any{"command": map[string]any{"type": "string"}}, Required: []string{"command"}}}}
-
-// send makes one turn, streamed (accumulated by the SDK) or not.
-func send(t *testing.T, c anthropic.Client, stream bool, msgs []anthropic.MessageParam) anthropic.Message {
-	t.Helper()
-	params := anthropic.MessageNewParams{Model: "claude-sonnet-4-5", MaxTokens: 1024, Messages: msgs,
-		Tools: []anthropic.ToolUnionParam{bash}, Thinking: anthropic.ThinkingConfigParamOfEnabled(2048)}
-	if !stream {
-		m, err := c.Messages.New(context.Background(), params)
-		if err != nil {
-			t.Fatalf("the SDK refused the answer: %v", err)
-		}
-		return *m
-	}
-	s := c.Messages.NewStreaming(context.Background(), params)
-	var m anthropic.Message
-	for s.Next() {
-		if err := m.Accumulate(s.Current()); err != nil {
-			t.Fatalf("the SDK could not accumulate the stream: %v", err)
-		}
-	}
-	if err := s.Err(); err != nil {
-		t.Fatalf("the SDK refused the stream: %v", err)
-	}
-	return m
+	return transporttest.Client(t, tr, u.URL(), "gk-test")
 }
 
 // wireRequest is a generateContent request in the Gemini SDK's own types:
@@ -103,7 +66,7 @@ func TestSDKsJudgeAToolLoop(t *testing.T) {
 			defer u.Close()
 			c := client(t, u)
 			msgs := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("[tool][parallel] list the files"))}
-			m := send(t, c, stream, msgs)
+			m := transporttest.Turn(t, c, stream, msgs)
 			if len(m.Content) != 4 || m.Content[0].Thinking != u.Thought(1) || m.Content[1].Type != "thinking" ||
 				m.Content[2].Type != "tool_use" || m.Content[3].Type != "tool_use" || m.StopReason != anthropic.StopReasonToolUse {
 				t.Fatalf("turn 1: %s", m.RawJSON())
@@ -113,7 +76,7 @@ func TestSDKsJudgeAToolLoop(t *testing.T) {
 			}
 			msgs = append(msgs, m.ToParam(), anthropic.NewUserMessage(
 				anthropic.NewToolResultBlock(m.Content[2].ID, "file1", false), anthropic.NewToolResultBlock(m.Content[3].ID, "file2", false)))
-			m = send(t, c, stream, msgs)
+			m = transporttest.Turn(t, c, stream, msgs)
 			// The answer is its last block; whole (not streamed), Gemini signs
 			// the text part, and that signature rides in an empty thinking
 			// block before the text.

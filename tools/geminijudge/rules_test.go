@@ -10,7 +10,8 @@ import (
 	"github.com/anthropics/anthropic-sdk-go"
 	"google.golang.org/genai"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/transporttest"
 )
 
 // pdf is a small PDF's bytes, as Claude Code's Read tool sends them.
@@ -26,7 +27,7 @@ func TestSDKsJudgeADocumentInAToolResult(t *testing.T) {
 	defer u.Close()
 	c := client(t, u)
 	msgs := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("[tool] read spec.pdf"))}
-	m := send(t, c, false, msgs)
+	m := transporttest.Turn(t, c, false, msgs)
 	call := m.Content[len(m.Content)-1]
 	result := anthropic.ToolResultBlockParam{ToolUseID: call.ID, Content: []anthropic.ToolResultBlockParamContentUnion{
 		{OfText: &anthropic.TextBlockParam{Text: "PDF file read"}},
@@ -34,7 +35,7 @@ func TestSDKsJudgeADocumentInAToolResult(t *testing.T) {
 			OfBase64: &anthropic.Base64PDFSourceParam{Data: base64.StdEncoding.EncodeToString(pdf)}}}},
 	}}
 	msgs = append(msgs, m.ToParam(), anthropic.NewUserMessage(anthropic.ContentBlockParamUnion{OfToolResult: &result}))
-	m = send(t, c, true, msgs)
+	m = transporttest.Turn(t, c, true, msgs)
 	if last := m.Content[len(m.Content)-1]; !strings.Contains(last.Text, "Seen: application/pdf.") {
 		t.Errorf("answer %s", m.RawJSON())
 	}

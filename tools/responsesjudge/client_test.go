@@ -17,12 +17,15 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
 )
 
-// client returns an OpenAI SDK client of u.
-func client(u *llmtest.ResponsesUpstream) openai.Client {
-	return openai.NewClient(option.WithBaseURL(u.URL()+"/v1"), option.WithAPIKey("sk-judge"), option.WithMaxRetries(0))
+// client starts a mock of the API for the test, and returns it with an
+// OpenAI SDK client of it.
+func client(t *testing.T) (*llmtest.ResponsesUpstream, openai.Client) {
+	u := llmtest.NewResponsesUpstream("oa")
+	t.Cleanup(u.Close)
+	return u, openai.NewClient(option.WithBaseURL(u.URL()+"/v1"), option.WithAPIKey("sk-judge"), option.WithMaxRetries(0))
 }
 
 var bash = responses.ToolUnionParam{OfFunction: &responses.FunctionToolParam{Name: "Bash", Description: openai.String("Run a command"),
@@ -173,9 +176,7 @@ func ask(text string) responses.ResponseInputItemUnionParam {
 func TestTheSDKGoesRoundAToolLoop(t *testing.T) {
 	for _, stream := range []bool{true, false} {
 		t.Run(map[bool]string{true: "stream", false: "json"}[stream], func(t *testing.T) {
-			u := llmtest.NewResponsesUpstream("oa")
-			defer u.Close()
-			c := client(u)
+			u, c := client(t)
 			input := responses.ResponseInputParam{ask("[tool][parallel] list the files")}
 			r := send(t, c, stream, input)
 			if len(r.Output) != 3 || r.Status != responses.ResponseStatusCompleted {
@@ -224,9 +225,7 @@ func TestTheSDKGoesRoundAToolLoop(t *testing.T) {
 // TestTheSDKReadsTheRefusals: each refusal is an *openai.Error with
 // OpenAI's status, type, code and param.
 func TestTheSDKReadsTheRefusals(t *testing.T) {
-	u := llmtest.NewResponsesUpstream("oa")
-	defer u.Close()
-	c := client(u)
+	_, c := client(t)
 	input := responses.ResponseInputParam{ask("[tool] go")}
 	r := send(t, c, false, input)
 	rs := r.Output[0].AsReasoning()
@@ -262,9 +261,7 @@ func TestTheSDKReadsTheRefusals(t *testing.T) {
 // TestTheSDKReadsFailedStreams: a response.failed event and an error
 // event, documented or nested, are read as the SDK reads them.
 func TestTheSDKReadsFailedStreams(t *testing.T) {
-	u := llmtest.NewResponsesUpstream("oa")
-	defer u.Close()
-	c := client(u)
+	u, c := client(t)
 	input := responses.ResponseInputParam{ask("hello")}
 	last := func() (responses.ResponseStreamEventUnion, error) {
 		s := c.Responses.NewStreaming(context.Background(), params(input))

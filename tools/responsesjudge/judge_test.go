@@ -12,7 +12,7 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
 )
 
 // wireRequest is a Responses request in the OpenAI SDK's types, input
@@ -136,65 +136,67 @@ func decodeItem(raw json.RawMessage, path string, extra *[]string) (any, error) 
 	}
 	*extra = append(*extra, extraFields(reflect.ValueOf(item), path)...)
 	if head.Type == "function_call_output" {
-		return item, decodeOutputParts(head.Output, path+".output", extra)
+		return item, decodeParts(head.Output, path+".output", outputPart, extra)
 	}
-	var parts []json.RawMessage
-	if json.Unmarshal(head.Content, &parts) != nil || head.Type == "reasoning" {
+	if head.Type == "reasoning" {
 		return item, nil
 	}
-	for j, raw := range parts {
-		var p struct{ Type string }
-		json.Unmarshal(raw, &p)
-		var part any
-		switch p.Type {
-		case "input_text":
-			part = &responses.ResponseInputText{}
-		case "input_image":
-			part = &responses.ResponseInputImage{}
-		case "input_file":
-			part = &responses.ResponseInputFile{}
-		case "output_text":
-			part = &responses.ResponseOutputText{}
-		case "refusal":
-			part = &responses.ResponseOutputRefusal{}
-		default:
-			return nil, fmt.Errorf("%s.content[%d]: a part of type %q", path, j, p.Type)
-		}
-		if err := json.Unmarshal(raw, part); err != nil {
-			return nil, fmt.Errorf("%s.content[%d]: %v", path, j, err)
-		}
-		*extra = append(*extra, extraFields(reflect.ValueOf(part), fmt.Sprintf("%s.content[%d]", path, j))...)
-	}
-	return item, nil
+	return item, decodeParts(head.Content, path+".content", contentPart, extra)
 }
 
-// decodeOutputParts decodes the output of a function_call_output given as
-// an array, each part into the SDK type of its variant
-// (ResponseFunctionCallOutputItemUnion's), adding what the SDK did not
-// know to extra. A string output has no parts.
-func decodeOutputParts(output json.RawMessage, path string, extra *[]string) error {
-	var parts []json.RawMessage
-	if json.Unmarshal(output, &parts) != nil {
+// contentPart returns the SDK type of a message's content part of type
+// typ, nil for a type it does not have.
+func contentPart(typ string) any {
+	switch typ {
+	case "input_text":
+		return &responses.ResponseInputText{}
+	case "input_image":
+		return &responses.ResponseInputImage{}
+	case "input_file":
+		return &responses.ResponseInputFile{}
+	case "output_text":
+		return &responses.ResponseOutputText{}
+	case "refusal":
+		return &responses.ResponseOutputRefusal{}
+	}
+	return nil
+}
+
+// outputPart returns the SDK type of a part of a function_call_output
+// given as an array (ResponseFunctionCallOutputItemUnion's variants), nil
+// for a type it does not have.
+func outputPart(typ string) any {
+	switch typ {
+	case "input_text":
+		return &responses.ResponseInputTextContent{}
+	case "input_image":
+		return &responses.ResponseInputImageContent{}
+	case "input_file":
+		return &responses.ResponseInputFileContent{}
+	}
+	return nil
+}
+
+// decodeParts decodes each part of an array, when parts is one, into the
+// SDK type newPart gives for its type, adding what the SDK did not know to
+// extra. A string has no parts.
+func decodeParts(parts json.RawMessage, path string, newPart func(typ string) any, extra *[]string) error {
+	var list []json.RawMessage
+	if json.Unmarshal(parts, &list) != nil {
 		return nil
 	}
-	for j, raw := range parts {
+	for j, raw := range list {
 		var p struct{ Type string }
 		json.Unmarshal(raw, &p)
-		var part any
-		switch p.Type {
-		case "input_text":
-			part = &responses.ResponseInputTextContent{}
-		case "input_image":
-			part = &responses.ResponseInputImageContent{}
-		case "input_file":
-			part = &responses.ResponseInputFileContent{}
-		default:
-			return fmt.Errorf("%s[%d]: a part of type %q", path, j, p.Type)
+		at := fmt.Sprintf("%s[%d]", path, j)
+		part := newPart(p.Type)
+		if part == nil {
+			return fmt.Errorf("%s: a part of type %q", at, p.Type)
 		}
 		if err := json.Unmarshal(raw, part); err != nil {
-			return fmt.Errorf("%s[%d]: %v", path, j, err)
+			return fmt.Errorf("%s: %v", at, err)
 		}
-		*extra = append(*extra, extraFields(reflect.ValueOf(part), fmt.Sprintf("%s[%d]", path, j))...)
+		*extra = append(*extra, extraFields(reflect.ValueOf(part), at)...)
 	}
 	return nil
 }

@@ -1,61 +1,22 @@
 package responsesjudge
 
 import (
-	"context"
-	"net/http"
 	"slices"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
-	"github.com/caddyserver/caddy/v2"
 	"github.com/openai/openai-go/v3/responses"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/transporttest"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/transport"
 )
 
 // anthropicClient returns an Anthropic SDK client whose requests go
 // through transport responses to u.
 func anthropicClient(t *testing.T, u *llmtest.ResponsesUpstream) anthropic.Client {
-	t.Helper()
 	tr := &transport.Responses{Models: transport.Models{{Match: "claude-*", Model: "gpt-5"}}, SigningKey: "judge"}
-	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
-	t.Cleanup(cancel)
-	if err := tr.Provision(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tr.Cleanup() })
-	return anthropic.NewClient(option.WithBaseURL(u.URL()), option.WithAPIKey("sk-judge"), option.WithMaxRetries(0),
-		option.WithHTTPClient(&http.Client{Transport: tr}))
-}
-
-var anthropicBash = anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{Name: "Bash", Description: anthropic.String("Run a command"),
-	InputSchema: anthropic.ToolInputSchemaParam{Properties: map[string]any{"command": map[string]any{"type": "string"}}, Required: []string{"command"}}}}
-
-// turn makes one turn, streamed (accumulated by the SDK) or not.
-func turn(t *testing.T, c anthropic.Client, stream bool, msgs []anthropic.MessageParam) anthropic.Message {
-	t.Helper()
-	params := anthropic.MessageNewParams{Model: "claude-sonnet-4-5", MaxTokens: 1024, Messages: msgs,
-		Tools: []anthropic.ToolUnionParam{anthropicBash}, Thinking: anthropic.ThinkingConfigParamOfEnabled(2048)}
-	if !stream {
-		m, err := c.Messages.New(context.Background(), params)
-		if err != nil {
-			t.Fatalf("the SDK refused the answer: %v", err)
-		}
-		return *m
-	}
-	s := c.Messages.NewStreaming(context.Background(), params)
-	var m anthropic.Message
-	for s.Next() {
-		if err := m.Accumulate(s.Current()); err != nil {
-			t.Fatalf("the SDK could not accumulate the stream: %v", err)
-		}
-	}
-	if err := s.Err(); err != nil {
-		t.Fatalf("the SDK refused the stream: %v", err)
-	}
-	return m
+	return transporttest.Client(t, tr, u.URL(), "sk-judge")
 }
 
 // TestSDKsJudgeAToolLoopThroughTheTransport: the Anthropic SDK decodes and
@@ -71,14 +32,14 @@ func TestSDKsJudgeAToolLoopThroughTheTransport(t *testing.T) {
 			defer u.Close()
 			c := anthropicClient(t, u)
 			msgs := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("[tool][parallel] list the files"))}
-			m := turn(t, c, stream, msgs)
+			m := transporttest.Turn(t, c, stream, msgs)
 			if len(m.Content) != 3 || m.Content[0].Thinking != u.Summary(1) || m.Content[1].Type != "tool_use" ||
 				m.Content[2].Type != "tool_use" || m.StopReason != anthropic.StopReasonToolUse || m.Model != "claude-sonnet-4-5" {
 				t.Fatalf("turn 1: %s", m.RawJSON())
 			}
 			msgs = append(msgs, m.ToParam(), anthropic.NewUserMessage(
 				anthropic.NewToolResultBlock(m.Content[1].ID, "file1", false), anthropic.NewToolResultBlock(m.Content[2].ID, "file2", true)))
-			m = turn(t, c, stream, msgs)
+			m = transporttest.Turn(t, c, stream, msgs)
 			last := len(m.Content) - 1
 			if m.StopReason != anthropic.StopReasonEndTurn || m.Content[last].Text != "oa answer 2." || m.Content[0].Thinking != u.Summary(2) {
 				t.Fatalf("turn 2: %s", m.RawJSON())
@@ -123,7 +84,7 @@ func TestSDKsJudgeAReadThroughTheTransport(t *testing.T) {
 	defer u.Close()
 	c := anthropicClient(t, u)
 	msgs := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("[tool] read the files"))}
-	m := turn(t, c, false, msgs)
+	m := transporttest.Turn(t, c, false, msgs)
 	if len(m.Content) != 2 || m.Content[1].Type != "tool_use" {
 		t.Fatalf("turn 1: %s", m.RawJSON())
 	}
@@ -134,7 +95,7 @@ func TestSDKsJudgeAReadThroughTheTransport(t *testing.T) {
 		{OfDocument: &anthropic.DocumentBlockParam{Source: anthropic.DocumentBlockParamSourceUnion{OfBase64: &anthropic.Base64PDFSourceParam{Data: pdf}}}},
 	}}
 	msgs = append(msgs, m.ToParam(), anthropic.NewUserMessage(anthropic.ContentBlockParamUnion{OfToolResult: &result}))
-	if m = turn(t, c, false, msgs); m.Content[len(m.Content)-1].Text != "oa answer 2." {
+	if m = transporttest.Turn(t, c, false, msgs); m.Content[len(m.Content)-1].Text != "oa answer 2." {
 		t.Fatalf("turn 2: %s", m.RawJSON())
 	}
 	items := judge(t, u)[1].Items

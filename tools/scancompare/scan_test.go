@@ -8,7 +8,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
 )
 
@@ -19,7 +19,7 @@ func session(tb testing.TB, n int) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	body, err := llmtest.GrowHistory(capture, n)
+	body, err := claudecode.GrowHistory(capture, n)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -9,54 +9,17 @@ import (
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go"
-	"github.com/anthropics/anthropic-sdk-go/option"
-	"github.com/caddyserver/caddy/v2"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/transporttest"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/transport"
 )
 
 // client returns an SDK client whose requests go through transport openai
 // to u.
 func client(t *testing.T, u *llmtest.ChatUpstream, reasoning string) anthropic.Client {
-	t.Helper()
 	tr := &transport.OpenAI{Reasoning: reasoning, Models: transport.Models{{Match: "claude-*", Model: "served"}}, SigningKey: "judge"}
-	ctx, cancel := caddy.NewContext(caddy.Context{Context: context.Background()})
-	t.Cleanup(cancel)
-	if err := tr.Provision(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tr.Cleanup() })
-	return anthropic.NewClient(option.WithBaseURL(u.URL()), option.WithAPIKey("sk-test"), option.WithMaxRetries(0),
-		option.WithHTTPClient(&http.Client{Transport: tr}))
-}
-
-var bash = anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{Name: "Bash", Description: anthropic.String("Run a command"),
-	InputSchema: anthropic.ToolInputSchemaParam{Properties: map[string]any{"command": map[string]any{"type": "string"}}, Required: []string{"command"}}}}
-
-// send makes one turn, streamed (accumulated by the SDK) or not.
-func send(t *testing.T, c anthropic.Client, stream bool, msgs []anthropic.MessageParam) anthropic.Message {
-	t.Helper()
-	params := anthropic.MessageNewParams{Model: "claude-sonnet-4-5", MaxTokens: 1024, Messages: msgs,
-		Tools: []anthropic.ToolUnionParam{bash}, Thinking: anthropic.ThinkingConfigParamOfEnabled(2048)}
-	if !stream {
-		m, err := c.Messages.New(context.Background(), params)
-		if err != nil {
-			t.Fatalf("the SDK refused the answer: %v", err)
-		}
-		return *m
-	}
-	s := c.Messages.NewStreaming(context.Background(), params)
-	var m anthropic.Message
-	for s.Next() {
-		if err := m.Accumulate(s.Current()); err != nil {
-			t.Fatalf("the SDK could not accumulate the stream: %v", err)
-		}
-	}
-	if err := s.Err(); err != nil {
-		t.Fatalf("the SDK refused the stream: %v", err)
-	}
-	return m
+	return transporttest.Client(t, tr, u.URL(), "sk-test")
 }
 
 // TestSDKToolLoop: for every flavor, streamed and not, the SDK decodes a
@@ -72,7 +35,7 @@ func TestSDKToolLoop(t *testing.T) {
 				defer u.Close()
 				c := client(t, u, fl.Reasoning())
 				msgs := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("[tool] list the files"))}
-				m := send(t, c, stream, msgs)
+				m := transporttest.Turn(t, c, stream, msgs)
 				if len(m.Content) != 2 || m.Content[0].Type != "thinking" || !strings.HasPrefix(m.Content[0].Thinking, u.Reasoning(1)) ||
 					!strings.HasPrefix(m.Content[0].Signature, "llmthinking.v1.reasoning.") || m.Content[1].Type != "tool_use" {
 					t.Fatalf("turn 1: %s", m.RawJSON())
@@ -85,7 +48,7 @@ func TestSDKToolLoop(t *testing.T) {
 					t.Errorf("model %s, stop %s, usage %+v", m.Model, m.StopReason, m.Usage)
 				}
 				msgs = append(msgs, m.ToParam(), anthropic.NewUserMessage(anthropic.NewToolResultBlock(m.Content[1].ID, "file1 file2", false)))
-				m = send(t, c, stream, msgs)
+				m = transporttest.Turn(t, c, stream, msgs)
 				if len(m.Content) != 2 || m.Content[1].Text != "chat answer 2." || m.StopReason != anthropic.StopReasonEndTurn {
 					t.Errorf("turn 2: %s", m.RawJSON())
 				}
