@@ -18,8 +18,9 @@ func init() {
 }
 
 // AdminAPI serves registry and memory statistics on Caddy's admin endpoint
-// at GET /llm_thinking/stats, and forgets what was learned of a backend's
-// models at POST /llm_thinking/forget. Caddy loads admin.api modules by
+// at GET /llm_thinking/stats, forgets what was learned of a backend's
+// models at POST /llm_thinking/forget, and lists or ends the holds of
+// conversations that failed over at /llm_thinking/holds. Caddy loads admin.api modules by
 // itself: building the plugin in is enough.
 type AdminAPI struct{}
 
@@ -41,6 +42,7 @@ func (a AdminAPI) Routes() []caddy.AdminRoute {
 	return []caddy.AdminRoute{
 		{Pattern: adminapi.StatsPath, Handler: caddy.AdminHandlerFunc(a.serveStats)},
 		{Pattern: adminapi.ForgetPath, Handler: caddy.AdminHandlerFunc(a.serveForget)},
+		{Pattern: adminapi.HoldsPath, Handler: caddy.AdminHandlerFunc(a.serveHolds)},
 	}
 }
 
@@ -77,6 +79,23 @@ func (AdminAPI) serveForget(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	return json.NewEncoder(w).Encode(resp)
+}
+
+// serveHolds lists the conversations that hold on a backend after a
+// failover (GET), or ends their holds (DELETE, every backend's or those
+// on ?backend=NAME), as when the first backend answers again.
+func (AdminAPI) serveHolds(w http.ResponseWriter, r *http.Request) error {
+	var doc any
+	switch r.Method {
+	case http.MethodGet:
+		doc = adminapi.Holds{Holds: holds.List()}
+	case http.MethodDelete:
+		doc = adminapi.Ended{Ended: holds.End(r.URL.Query().Get("backend"))}
+	default:
+		return caddy.APIError{HTTPStatus: http.StatusMethodNotAllowed, Err: fmt.Errorf("method %s not allowed, use GET or DELETE", r.Method)}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	return json.NewEncoder(w).Encode(doc)
 }
 
 // Interface guards

@@ -7,6 +7,7 @@ package adminapi
 
 import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/failover"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/persist"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
 )
@@ -17,6 +18,9 @@ const (
 	StatsPath = "/llm_thinking/stats"
 	// ForgetPath takes POST of a Forget, and answers a Forgotten.
 	ForgetPath = "/llm_thinking/forget"
+	// HoldsPath serves GET: a Holds; and DELETE, with an optional
+	// ?backend=NAME, ending the holds (on that backend): an Ended.
+	HoldsPath = "/llm_thinking/holds"
 )
 
 // Stats is the body of GET /llm_thinking/stats.
@@ -68,4 +72,15 @@ type Forget struct {
 // each registry forgot.
 type Forgotten struct {
 	Forgotten map[string]int `json:"forgotten"`
+}
+
+// Holds is the body of GET /llm_thinking/holds: the conversations that
+// failed over and hold on the backend that answered (see failover.Holds).
+type Holds struct {
+	Holds []failover.Hold `json:"holds"`
+}
+
+// Ended is the answer to DELETE /llm_thinking/holds: how many holds ended.
+type Ended struct {
+	Ended int `json:"ended"`
 }

@@ -104,6 +104,31 @@ func TestHolds(t *testing.T) {
 	}
 }
 
+// TestHoldsListAndEnd: List shows the holds in force, not those that
+// ran out; End ends those on one backend, or all.
+func TestHoldsListAndEnd(t *testing.T) {
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	h := NewHolds(func() time.Time { return now })
+	h.Hold("s1", "zai", time.Minute)
+	h.Hold("s2", "kimi", time.Minute)
+	h.Hold("s3", "zai", time.Second)
+	now = now.Add(2 * time.Second)
+	got := h.List()
+	want := []Hold{{"s1", "zai", now.Add(58 * time.Second)}, {"s2", "kimi", now.Add(58 * time.Second)}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("List = %v, want %v", got, want)
+	}
+	if n := h.End("zai"); n != 2 { // s3 ran out, and is ended too
+		t.Fatalf("End(zai) = %d, want 2", n)
+	}
+	if _, ok := h.Held("s2"); !ok {
+		t.Fatal("End(zai) ended the hold on kimi")
+	}
+	if n := h.End(""); n != 1 || h.Len() != 0 {
+		t.Fatalf("End() = %d, %d left", n, h.Len())
+	}
+}
+
 // TestHoldsConcurrently: holds taken at once by many goroutines are all
 // kept, each with its own backend, up to the bound.
 func TestHoldsConcurrently(t *testing.T) {

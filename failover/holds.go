@@ -80,3 +80,42 @@ func (h *Holds) Len() int {
 	defer h.mu.Unlock()
 	return h.held.Len()
 }
+
+// Hold is one conversation that holds on a backend, until a time.
+type Hold struct {
+	Conversation string    `json:"conversation"`
+	Backend      string    `json:"backend"`
+	Until        time.Time `json:"until"`
+}
+
+// List returns the conversations that hold now, the least recently held
+// or asked first.
+func (h *Holds) List() []Hold {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := h.now()
+	var list []Hold
+	for _, c := range h.held.Keys() {
+		if hd, ok := h.held.Peek(c); ok && now.Before(hd.until) {
+			list = append(list, Hold{Conversation: c, Backend: hd.backend, Until: hd.until})
+		}
+	}
+	return list
+}
+
+// End ends the holds on backend (on every backend when ""), as when the
+// first backend of a list is known to answer again, and reports how many
+// it ended: those conversations go back to the backend they are routed
+// to with their next request.
+func (h *Holds) End(backend string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, c := range h.held.Keys() {
+		if hd, ok := h.held.Peek(c); ok && (backend == "" || hd.backend == backend) {
+			h.held.Remove(c)
+			n++
+		}
+	}
+	return n
+}
