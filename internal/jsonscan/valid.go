@@ -148,6 +148,40 @@ func specials(w uint64) uint64 {
 	return ((w-ones*0x20) & ^w | (q-ones) & ^q | (bs-ones) & ^bs) & highs
 }
 
+// Plain reports whether s, the contents of a string literal, is the
+// string itself: nothing but ASCII, and no quote, backslash or control
+// character to end it or be decoded. Such contents need neither decoding
+// nor a check of their UTF-8; the text of nearly every delta a server
+// streams is plain. It tests eight bytes a step (see plainWord).
+func Plain(s []byte) bool {
+	var m uint64
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		m |= plainWord(binary.LittleEndian.Uint64(s[i:]))
+	}
+	if i < len(s) && len(s) >= 8 { // the last bytes, in a word that overlaps
+		m |= plainWord(binary.LittleEndian.Uint64(s[len(s)-8:]))
+	} else {
+		for ; i < len(s); i++ {
+			if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+				return false
+			}
+		}
+	}
+	return m&highs == 0
+}
+
+// plainWord returns a word whose lanes' high bits are all clear when every
+// byte of w is plain (see Plain), and some set otherwise. A byte below
+// 0x20 borrows in w-0x20, a quote or backslash in the lane that its xor
+// zeroed, and a byte from 0x80 has its own high bit: the tests that would
+// tell "equal" from "above" (an and with ^w) are left out, since every byte
+// they would clear a lane for is past ASCII and caught by w itself. A
+// borrow can set a lane above a byte that is not plain, never without one.
+func plainWord(w uint64) uint64 {
+	return w | (w - ones*0x20) | ((w ^ ones*'"') - ones) | ((w ^ ones*'\\') - ones)
+}
+
 // nextSpecial returns the index of the first quote, backslash or control
 // character in b at or after j, or len(b).
 func nextSpecial(b []byte, j int) int {

@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -109,6 +110,35 @@ func TestValidAfterChecksTheRest(t *testing.T) {
 	for _, tt := range tests {
 		if got := ValidAfter([]byte(tt.doc), tt.at, []byte(tt.open)); got != tt.want {
 			t.Errorf("ValidAfter(%s, %d, %s) = %v, want %v", tt.doc, tt.at, tt.open, got, tt.want)
+		}
+	}
+}
+
+// TestPlain holds Plain to a byte-by-byte reading, for every byte value at
+// every place of contents up to three words long, so the word at a time
+// and the overlapping last word both see it.
+func TestPlain(t *testing.T) {
+	plain := func(s []byte) bool {
+		for _, c := range s {
+			if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+				return false
+			}
+		}
+		return true
+	}
+	for n := range 25 {
+		s := bytes.Repeat([]byte{'a'}, n)
+		if !Plain(s) {
+			t.Fatalf("Plain(%q) = false", s)
+		}
+		for i := range n {
+			for c := range 256 {
+				s[i] = byte(c)
+				if got, want := Plain(s), plain(s); got != want {
+					t.Fatalf("Plain(%q) = %v, want %v", s, got, want)
+				}
+			}
+			s[i] = 'a'
 		}
 	}
 }
