@@ -44,14 +44,20 @@ var (
 type Hasher struct {
 	low, high xxhash.Digest
 	textLen   uint64 // bytes of text written since the last Reset
-	started   bool   // the digests are seeded and hold textLen bytes of text
+	started   bool   // the digests are seeded and hold textLen bytes of text, less pending's
+
+	// pending is text written and not yet given to the digests: a stream
+	// writes a few words at a time, which cost the two digests far more
+	// given one by one than gathered.
+	pending  [512]byte
+	nPending int
 }
 
 // start readies the digests for a block of the kind s seeds.
 func (h *Hasher) start(s seeds) {
 	h.low.ResetWithSeed(s.low)
 	h.high.ResetWithSeed(s.high)
-	h.textLen, h.started = 0, true
+	h.textLen, h.started, h.nPending = 0, true, 0
 }
 
 // Write adds decoded thinking text. It never fails.
@@ -59,10 +65,28 @@ func (h *Hasher) Write(p []byte) (int, error) {
 	if !h.started {
 		h.start(thinkingSeeds)
 	}
+	h.textLen += uint64(len(p))
+	if h.nPending+len(p) <= len(h.pending) {
+		h.nPending += copy(h.pending[h.nPending:], p)
+		return len(p), nil
+	}
+	h.flush()
+	if len(p) < len(h.pending) {
+		h.nPending = copy(h.pending[:], p)
+		return len(p), nil
+	}
 	h.low.Write(p)
 	h.high.Write(p)
-	h.textLen += uint64(len(p))
 	return len(p), nil
+}
+
+// flush gives the pending text to the digests.
+func (h *Hasher) flush() {
+	if h.nPending > 0 {
+		h.low.Write(h.pending[:h.nPending])
+		h.high.Write(h.pending[:h.nPending])
+		h.nPending = 0
+	}
 }
 
 // Reset forgets all text written so far.
@@ -92,6 +116,7 @@ func (h *Hasher) finish(last []byte, textLen uint64) Key {
 	var lengths [16]byte
 	binary.LittleEndian.PutUint64(lengths[:8], textLen)
 	binary.LittleEndian.PutUint64(lengths[8:], uint64(len(last)))
+	h.flush()
 	h.low.Write(last)
 	h.high.Write(last)
 	h.low.Write(lengths[:])

@@ -1,6 +1,9 @@
 package block
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // thinkingKey is the key of a thinking block seen whole.
 func thinkingKey(text, signature string) Key {
@@ -35,6 +38,24 @@ func TestTextInPiecesGivesTheKeyOfTheWhole(t *testing.T) {
 	h.Reset()
 	if got := h.Redacted([]byte(sig)); got != redactedKey(sig) {
 		t.Fatal("a redacted key depends on what the hasher saw before")
+	}
+}
+
+// TestTextInPiecesOfEverySize: pieces that fill the pending text, pass
+// its end or are larger than it give the key of the whole text, whatever
+// their sizes.
+func TestTextInPiecesOfEverySize(t *testing.T) {
+	text := strings.Repeat("a thought, é, and another; ", 100)
+	sig := "c2ln"
+	want := thinkingKey(text, sig)
+	for _, size := range []int{1, 7, 40, 511, 512, 513, 700, len(text)} {
+		var h Hasher
+		for i := 0; i < len(text); i += size {
+			h.Write([]byte(text[i:min(i+size, len(text))]))
+		}
+		if got := h.Thinking([]byte(sig)); got != want {
+			t.Fatalf("pieces of %d bytes: key %v, want %v", size, got, want)
+		}
 	}
 }
 
