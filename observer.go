@@ -197,7 +197,7 @@ func (o *observer) toClient(p []byte) (int, error) {
 // observe feeds p to the observer. It must never break the response: a
 // panic here is a bug in observation, so observation stops.
 func (o *observer) observe(p []byte) {
-	defer guard.Recover(o.h.logger, "handler", o.backend, o.stopObserving)
+	defer o.recoverObserving()
 	if o.sse != nil {
 		o.sse.Write(p)
 		return
@@ -212,6 +212,14 @@ func (o *observer) observe(p []byte) {
 		if o.remaining <= 0 {
 			o.registerJSON()
 		}
+	}
+}
+
+// recoverObserving, deferred by observe, stops the observation on a panic
+// (see guard.Recovered); it is called for every Write of an answer.
+func (o *observer) recoverObserving() {
+	if v := recover(); v != nil {
+		guard.Recovered(v, o.h.logger, "handler", o.backend, o.stopObserving)
 	}
 }
 

@@ -20,10 +20,16 @@ const Event = "thinking.internal_error"
 // of the function deferring it, logs it with where it happened and the
 // backend the request went to, and calls fallback.
 func Recover(logger *zap.Logger, where, backend string, fallback func()) {
-	v := recover()
-	if v == nil {
-		return
+	if v := recover(); v != nil {
+		Recovered(v, logger, where, backend, fallback)
 	}
+}
+
+// Recovered handles v, a panic that a deferred function recovered, as
+// Recover does. It serves a path too hot to evaluate Recover's arguments
+// on every call: the deferred function calls recover itself, and this only
+// when it recovered something.
+func Recovered(v any, logger *zap.Logger, where, backend string, fallback func()) {
 	if v == http.ErrAbortHandler {
 		panic(v)
 	}
