@@ -29,6 +29,46 @@ func benchStream() []string {
 	return append(events, blockStop(1), messageDelta, messageStop)
 }
 
+// claudeStream returns the events of a long answer as the speed targets'
+// bench streams it (bench/cmd/upstream: 2000 deltas, a quarter of them
+// thinking, 40 bytes of text each, one Write per event).
+func claudeStream() []string {
+	const deltas = 2000
+	events := []string{messageStart, ping, blockStart(0, startThinking)}
+	for range deltas / 4 {
+		events = append(events, thinkingDelta(0, `"considering the proxy path and the buffer"`))
+	}
+	events = append(events, signatureDelta(0, `"`+strings.Repeat("EqQBCkgIARABGAIiQL3fQ1p7k2mZ9x0", 6)+`=="`), blockStop(0), blockStart(1, startText))
+	for range deltas - deltas/4 - 1 {
+		events = append(events, textDelta(1, `"Here is the next piece of the answer, ok "`))
+	}
+	return append(events, blockStop(1), messageDelta, messageStop)
+}
+
+// BenchmarkObserveSSE2000Deltas observes the bench's long answer, one Write
+// per event, and reports the cost per event and per answer: what the
+// observer adds to a streamed request of the bench's load c.
+func BenchmarkObserveSSE2000Deltas(b *testing.B) {
+	events := claudeStream()
+	writes := make([][]byte, len(events))
+	for i, e := range events {
+		writes[i] = []byte(e)
+	}
+	b.ReportAllocs()
+	blocks := 0
+	for b.Loop() {
+		s := NewSSE(func(bs []block.Observed) { blocks = len(bs) })
+		for _, w := range writes {
+			s.Write(w)
+		}
+		s.Close(false)
+	}
+	if blocks != 1 {
+		b.Fatalf("reported %d blocks, want 1", blocks)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/event")
+}
+
 // BenchmarkObserveSSE observes a realistic stream, one Write per event as a
 // streaming upstream delivers it, and reports the cost per event.
 func BenchmarkObserveSSE(b *testing.B) {

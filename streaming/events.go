@@ -125,13 +125,32 @@ func (s *SSE) delta(b *openBlock, ev *events.Event) {
 	if b.kind != block.Thinking {
 		return
 	}
-	d, ok := ev.ReadDelta()
-	if !ok {
+	if d, ok := ev.ReadDelta(); ok {
+		s.applyDelta(b, d)
+	}
+}
+
+// followedDelta applies the delta event d, of the block in slot b, read
+// in place when it is written as the API writes one.
+func (s *SSE) followedDelta(b int, d events.RawDelta) {
+	if s.open[b].kind != block.Thinking {
 		return
 	}
+	if delta, ok := d.Delta(); ok {
+		s.applyDelta(&s.open[b], delta)
+		return
+	}
+	s.event(d.Data())
+}
+
+// applyDelta applies a delta of a thinking block.
+func (s *SSE) applyDelta(b *openBlock, d events.Delta) {
+	var ok bool
 	switch d.Type {
 	case events.ThinkingDelta:
-		if s.scratch, ok = b.text.WriteString(s.scratch, d.Field); !ok {
+		if d.Plain {
+			b.text.Write(d.Field[1 : len(d.Field)-1])
+		} else if s.scratch, ok = b.text.WriteString(s.scratch, d.Field); !ok {
 			s.quit()
 		}
 	case events.SignatureDelta:

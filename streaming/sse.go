@@ -41,16 +41,22 @@ func NewSSE(complete func([]block.Observed)) *SSE {
 // response the observer cannot follow is the client's business, never a
 // reason to fail the copy to the client.
 func (s *SSE) Write(p []byte) (int, error) {
+	n := len(p)
 	if s.done {
-		return len(p), nil
+		return n, nil
+	}
+	if s.events.Between() {
+		// Nearly every Write: one delta, which needs nothing but its end
+		// when its block is not followed (text, tool input).
+		if p = p[s.deltas(p):]; len(p) == 0 || s.done {
+			return n, nil
+		}
 	}
 	s.events.Feed(p)
 	for !s.done {
 		if raw, fresh := s.events.Fresh(); fresh {
-			if i, n, ok := events.DeltaEvent(raw); ok && n <= eventstream.MaxEvent && (i > maxIndex || s.slot(i) < 0) {
-				// Nearly every event: a delta of a block not followed
-				// (text, tool input), passed at the cost of finding its end.
-				if s.events.Skip(n); s.events.Exhausted() {
+			if k := s.deltas(raw); k > 0 {
+				if s.events.Skip(k); s.events.Exhausted() {
 					break
 				}
 				continue
@@ -72,7 +78,29 @@ func (s *SSE) Write(p []byte) (int, error) {
 	if s.events.Overflow() {
 		s.quit()
 	}
-	return len(p), nil
+	return n, nil
+}
+
+// deltas reads the delta events written as the API writes them that raw,
+// a stream's bytes from the start of an event, starts with (see
+// events.DeltaEvent), and returns their length: each passed at the cost of
+// finding its end when its block is not followed, its delta read in place
+// when it is.
+func (s *SSE) deltas(raw []byte) int {
+	at := 0
+	for at < len(raw) && !s.done {
+		i, n, ok := events.DeltaEvent(raw[at:])
+		if !ok || n > eventstream.MaxEvent {
+			break
+		}
+		if i <= maxIndex {
+			if b := s.slot(i); b >= 0 {
+				s.followedDelta(b, events.RawDelta(raw[at:at+n]))
+			}
+		}
+		at += n
+	}
+	return at
 }
 
 // Usage returns the tokens the response's usage counts: message_start's,

@@ -19,14 +19,17 @@ const (
 	InputJSONDelta
 )
 
-// deltaFields are the delta types and the one field each carries, as the
-// API writes them.
-var deltaFields = [...]struct {
+// deltaField is a delta type and the one field it carries.
+type deltaField struct {
 	typ   DeltaType
 	name  string // the type's name
 	field string
 	head  string // how the API starts the delta, up to the field's value
-}{
+}
+
+// deltaFields are the delta types and the one field each carries, as the
+// API writes them; fieldOf knows their order.
+var deltaFields = [...]deltaField{
 	{TextDelta, "text_delta", "text", `{"type":"text_delta","text":`},
 	{ThinkingDelta, "thinking_delta", "thinking", `{"type":"thinking_delta","thinking":`},
 	{SignatureDelta, "signature_delta", "signature", `{"type":"signature_delta","signature":`},
@@ -39,6 +42,9 @@ var deltaFields = [...]struct {
 type Delta struct {
 	Type  DeltaType
 	Field []byte
+	// Plain says that Field's contents, between its quotes, are the
+	// string itself (see jsonscan.Plain): no decoding needed.
+	Plain bool
 }
 
 // ReadDelta reads the event's delta. It reports false when the delta is

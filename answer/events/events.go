@@ -143,35 +143,106 @@ func DeltaIndex(data []byte) (int, bool) {
 
 // deltaEvent starts a content_block_delta event as the API writes it, its
 // event line and its data line up to the index.
-const deltaEvent = "event: content_block_delta\ndata: " + deltaHead
+const (
+	deltaEvent  = "event: content_block_delta\ndata: " + deltaHead
+	deltaDataAt = len("event: content_block_delta\ndata: ")
+)
 
 // DeltaEvent reads the whole content_block_delta event at the start of
 // raw, an event stream's bytes, when it is written as the API writes one
 // (its event line, one data line, a blank line; no '\r'), and returns the
-// block's index and the event's length; it reports false for anything
-// else. A reader that does not follow that block passes over the event at
-// the cost of finding its end.
+// block's index and the event's length, its blank line included; it
+// reports false for anything else. A reader that does not follow that
+// block passes over the event at the cost of finding its end; one that
+// does reads it as a RawDelta.
 func DeltaEvent(raw []byte) (index, n int, ok bool) {
 	if !bytes.HasPrefix(raw, []byte(deltaEvent)) {
 		return 0, 0, false
 	}
 	rest := raw[len(deltaEvent):]
-	comma := bytes.IndexByte(rest, ',')
-	if comma < 0 {
+	digits := 0
+	for digits < len(rest) && rest[digits]-'0' <= 9 {
+		digits++
+	}
+	if index, ok = indexOf(rest[:digits]); !ok || digits == len(rest) || rest[digits] != ',' {
 		return 0, 0, false
 	}
-	if index, ok = indexOf(rest[:comma]); !ok {
-		return 0, 0, false
-	}
-	end := bytes.IndexByte(rest[comma:], '\n')
+	end := bytes.IndexByte(rest[digits:], '\n')
 	if end < 0 {
 		return 0, 0, false
 	}
-	end += comma
-	if end+1 >= len(rest) || rest[end+1] != '\n' {
+	end += digits
+	if end+1 >= len(rest) || rest[end+1] != '\n' || bytes.IndexByte(rest[digits:end], '\r') >= 0 {
 		return 0, 0, false
 	}
 	return index, len(deltaEvent) + end + 2, true
+}
+
+// RawDelta is a whole content_block_delta event that DeltaEvent read.
+type RawDelta []byte
+
+// Data returns the event's data.
+func (r RawDelta) Data() []byte { return r[deltaDataAt : len(r)-2] }
+
+// Delta reads the event's delta when the data holds nothing else and the
+// delta is written as the API writes one of the known types (see Quick),
+// and reports false otherwise: Quick or Read read the data then.
+func (r RawDelta) Delta() (Delta, bool) {
+	rest := r[len(deltaEvent) : len(r)-2]
+	rest = rest[bytes.IndexByte(rest, ','):]
+	rest, ok := bytes.CutPrefix(rest, []byte(deltaMid))
+	if !ok {
+		return Delta{}, false
+	}
+	if d, ok := plainDelta(rest); ok {
+		return d, true
+	}
+	d, n, ok := quickDelta(rest)
+	if !ok || string(rest[n:]) != "}" {
+		return Delta{}, false
+	}
+	return d, true
+}
+
+// plainDelta reads rest, a delta and the '}' that closes the event's data,
+// when the delta is written as the API writes one of the known types and
+// its field is plain (see jsonscan.Plain), which nearly every delta is:
+// the field's end is then known from the data's, and its contents are
+// read once.
+func plainDelta(rest []byte) (Delta, bool) {
+	if len(rest) < 3 || string(rest[len(rest)-3:]) != `"}}` {
+		return Delta{}, false
+	}
+	f := fieldOf(rest)
+	if f == nil || len(rest) < len(f.head)+4 || string(rest[:len(f.head)]) != f.head {
+		return Delta{}, false
+	}
+	lit := rest[len(f.head) : len(rest)-2]
+	if lit[0] != '"' || !jsonscan.Plain(lit[1:len(lit)-1]) {
+		return Delta{}, false
+	}
+	return Delta{Type: f.typ, Field: lit, Plain: true}, true
+}
+
+// fieldOf returns the delta type that delta, written as the API writes
+// one, names by the first letters of its type, or nil.
+func fieldOf(delta []byte) *deltaField {
+	const at = len(`{"type":"`)
+	if len(delta) < at+2 {
+		return nil
+	}
+	switch delta[at] {
+	case 't':
+		if delta[at+1] == 'e' {
+			return &deltaFields[0]
+		}
+		return &deltaFields[1]
+	case 's':
+		return &deltaFields[2]
+	case 'i':
+		return &deltaFields[3]
+	}
+	return nil
 }
 
 // Quick reads data written exactly as the API writes a content_block_delta

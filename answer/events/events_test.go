@@ -2,6 +2,7 @@ package events
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -47,25 +48,30 @@ func TestQuickAndDeltas(t *testing.T) {
 		quick      bool // Quick reads it
 		index      int
 		delta      Delta
+		plain      bool // DeltaEvent reads its field once (see plainDelta)
 	}{
 		{"text", `{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Hi \"there\""}}`, true, 1,
-			Delta{TextDelta, []byte(`"Hi \"there\""`)}},
+			Delta{Type: TextDelta, Field: []byte(`"Hi \"there\""`)}, false},
 		{"thinking", `{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"plan"}}`, true, 0,
-			Delta{ThinkingDelta, []byte(`"plan"`)}},
+			Delta{Type: ThinkingDelta, Field: []byte(`"plan"`)}, true},
 		{"signature", `{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"c2ln"}}`, true, 0,
-			Delta{SignatureDelta, []byte(`"c2ln"`)}},
+			Delta{Type: SignatureDelta, Field: []byte(`"c2ln"`)}, true},
 		{"tool input", `{"type":"content_block_delta","index":3,"delta":{"type":"input_json_delta","partial_json":"{\"a\""}}`, true, 3,
-			Delta{InputJSONDelta, []byte(`"{\"a\""`)}},
+			Delta{Type: InputJSONDelta, Field: []byte(`"{\"a\""`)}, false},
+		{"text with a character past ASCII", "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"caf\xc3\xa9\"}}", true, 1,
+			Delta{Type: TextDelta, Field: []byte("\"caf\xc3\xa9\"")}, false},
+		{"an empty text", `{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":""}}`, true, 1,
+			Delta{Type: TextDelta, Field: []byte(`""`)}, true},
 		{"an unknown delta", `{"type":"content_block_delta","index":4,"delta":{"type":"citations_delta","citation":{}}}`, true, 4,
-			Delta{OtherDelta, nil}},
+			Delta{Type: OtherDelta}, false},
 		{"fields in another order", `{"type":"content_block_delta","index":0,"delta":{"thinking":"b","type":"thinking_delta"}}`, true, 0,
-			Delta{ThinkingDelta, []byte(`"b"`)}},
+			Delta{Type: ThinkingDelta, Field: []byte(`"b"`)}, false},
 		{"a duplicate field", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a","text":"b"}}`, true, 0,
-			Delta{TextDelta, []byte(`"b"`)}},
+			Delta{Type: TextDelta, Field: []byte(`"b"`)}, false},
 		{"spaces", `{"type": "content_block_delta", "index": 2, "delta": {"type": "text_delta", "text": "x"}}`, false, 2,
-			Delta{TextDelta, []byte(`"x"`)}},
+			Delta{Type: TextDelta, Field: []byte(`"x"`)}, false},
 		{"a member after the delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"},"more":1}`, false, 0,
-			Delta{TextDelta, []byte(`"x"`)}},
+			Delta{Type: TextDelta, Field: []byte(`"x"`)}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			data := []byte(tc.data)
@@ -87,6 +93,14 @@ func TestQuickAndDeltas(t *testing.T) {
 				d, ok := e.ReadDelta()
 				if !ok || d.Type != tc.delta.Type || !bytes.Equal(d.Field, tc.delta.Field) {
 					t.Fatalf("ReadDelta = %+v %v, want %+v", d, ok, tc.delta)
+				}
+			}
+			// In a stream, DeltaEvent's delta is ReadDelta's, and its field
+			// plain when the field is read once.
+			raw := []byte("event: content_block_delta\ndata: " + tc.data + "\n\n")
+			if _, n, ok := DeltaEvent(raw); ok {
+				if d, ok := RawDelta(raw[:n]).Delta(); ok && (d.Type != tc.delta.Type || !bytes.Equal(d.Field, tc.delta.Field) || d.Plain != tc.plain) {
+					t.Fatalf("DeltaEvent's Delta = %+v, want %+v (plain %v)", d, tc.delta, tc.plain)
 				}
 			}
 			head := bytes.HasPrefix(data, []byte(deltaHead))
@@ -124,6 +138,7 @@ func FuzzQuick(f *testing.F) {
 }
 
 func TestDeltaEvent(t *testing.T) {
+	const whole = -1 // the raw event's length
 	const ev = "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":12,\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}\n\n"
 	for _, tc := range []struct {
 		raw   string
@@ -133,15 +148,51 @@ func TestDeltaEvent(t *testing.T) {
 	}{
 		{ev + "event: ping\n", 12, len(ev), true},
 		{ev, 12, len(ev), true},
+		{"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"a\\\"b\"}}\n\n", 0, whole, true},
+		{"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":3,\"delta\":{\"type\":\"x\"},\"y\":1}\n\n", 3, whole, true}, // read by Read
+		{"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":,\"delta\":{}}\n\n", 0, 0, false},
+		{"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1 ,\"delta\":{}}\n\n", 0, 0, false},
 		{ev[:len(ev)-1], 0, 0, false}, // the blank line not there yet
 		{"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":12}\ndata: x\n\n", 0, 0, false}, // two data lines
 		{"event: content_block_delta\r\ndata: {}\r\n\r\n", 0, 0, false},
+		{"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\r\revent: error\n\n", 0, 0, false}, // a '\r' ends a line
+		{"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{}}\r\n\n", 0, 0, false},
 		{"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":01,\"delta\":{}}\n\n", 0, 0, false},
 		{"event: ping\ndata: {\"type\":\"ping\"}\n\n", 0, 0, false},
 	} {
+		if tc.n == whole {
+			tc.n = len(tc.raw)
+		}
 		i, n, ok := DeltaEvent([]byte(tc.raw))
 		if i != tc.index || n != tc.n || ok != tc.ok {
 			t.Errorf("DeltaEvent(%q) = %d %d %v, want %d %d %v", tc.raw, i, n, ok, tc.index, tc.n, tc.ok)
 		}
+		if !ok {
+			continue
+		}
+		d := RawDelta(tc.raw[:n])
+		// Its data is the data line's, and its delta what Quick reads.
+		data := tc.raw[len("event: content_block_delta\ndata: "):strings.Index(tc.raw, "\n\n")]
+		if string(d.Data()) != data {
+			t.Errorf("DeltaEvent(%q).Data() = %q, want %q", tc.raw, d.Data(), data)
+		}
+		got, ok1 := d.Delta()
+		ev, _ := Quick([]byte(data))
+		want, ok2 := ev.ReadDelta()
+		if ok1 != ok2 || got.Type != want.Type || string(got.Field) != string(want.Field) {
+			t.Errorf("DeltaEvent(%q).Delta() = %+v %v, Quick's %+v %v", tc.raw, got, ok1, want, ok2)
+		}
+	}
+}
+
+// TestFieldOf: fieldOf tells every known delta type by its head.
+func TestFieldOf(t *testing.T) {
+	for i := range deltaFields {
+		if f := fieldOf([]byte(deltaFields[i].head)); f != &deltaFields[i] {
+			t.Errorf("fieldOf(%s) = %+v", deltaFields[i].head, f)
+		}
+	}
+	if f := fieldOf([]byte(`{"type":"citations_delta"}`)); f != nil {
+		t.Errorf("fieldOf(citations_delta) = %+v", f)
 	}
 }

@@ -142,6 +142,14 @@ func (a *Assembler) Fresh() ([]byte, bool) {
 	return nil, false
 }
 
+// Between reports whether the Assembler is between two events and holds
+// nothing: the next chunk starts an event, and a reader may pass over
+// whole events it starts with before it feeds the rest.
+func (a *Assembler) Between() bool {
+	return a.evStart >= len(a.p) && len(a.carry) == 0 && a.dataCount == 0 && !a.ev.HasName &&
+		a.lines.begun && !a.lines.afterCR && !a.crEnded && !a.over
+}
+
 // Exhausted reports whether every byte of the chunk was read, none kept
 // for an event the chunk did not end: Next has nothing more to do with it.
 func (a *Assembler) Exhausted() bool { return a.i >= len(a.p) && a.evStart >= len(a.p) }
