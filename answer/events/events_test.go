@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 )
 
 func TestRead(t *testing.T) {
@@ -118,6 +120,7 @@ func FuzzQuick(f *testing.F) {
 	f.Add([]byte(`{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"x","type":"text_delta"}}`))
 	f.Add([]byte(`{"type":"content_block_delta","index":07,"delta":{}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		inStream(t, data)
 		ev, quick := Quick(data)
 		if i, ok := DeltaIndex(data); quick && (!ok || i != ev.Index) {
 			t.Fatalf("Quick read index %d, DeltaIndex %d %v", ev.Index, i, ok)
@@ -135,6 +138,43 @@ func FuzzQuick(f *testing.F) {
 			t.Fatalf("deltas: quick %+v %v, full %+v %v", d1, ok1, d2, ok2)
 		}
 	})
+}
+
+// inStream checks that a delta event DeltaEvent reads in a stream, with
+// data as its data line, says what DeltaIndex says of data, and, when
+// RawDelta.Delta reads its delta, what Read says: the data is then a
+// valid delta, whose field, when plain, is its own value.
+func inStream(t *testing.T, data []byte) {
+	if bytes.ContainsAny(data, "\r\n") {
+		return // no data line
+	}
+	raw := []byte("event: content_block_delta\ndata: " + string(data) + "\n\n")
+	i, n, ok := DeltaEvent(raw)
+	if !ok {
+		return
+	}
+	// The observer passes over the delta of a block it does not follow as
+	// it passes over data starting as the API starts one (DeltaIndex).
+	if j, ok := DeltaIndex(data); n != len(raw) || !ok || j != i {
+		t.Fatalf("DeltaEvent = %d %d; DeltaIndex = %d %v", i, n, j, ok)
+	}
+	d, ok := RawDelta(raw).Delta()
+	if !ok {
+		return
+	}
+	full, ok := Read(data)
+	if !ok || !full.HasIndex || full.Index != i || full.Type != ContentBlockDelta {
+		t.Fatalf("RawDelta.Delta = %+v; Read = %+v %v", d, full, ok)
+	}
+	want, ok := full.ReadDelta()
+	if !ok || d.Type != want.Type || !bytes.Equal(d.Field, want.Field) {
+		t.Fatalf("RawDelta.Delta = %+v; Read's = %+v %v", d, want, ok)
+	}
+	if d.Plain {
+		if v, _, ok := jsonstr.Value(nil, d.Field); !ok || !bytes.Equal(v, d.Field[1:len(d.Field)-1]) {
+			t.Fatalf("plain field %q decodes to %q %v", d.Field, v, ok)
+		}
+	}
 }
 
 func TestDeltaEvent(t *testing.T) {
