@@ -2,6 +2,7 @@ package jsonstr
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 	"unicode/utf8"
 )
@@ -17,5 +18,29 @@ func TestAppendUTF8(t *testing.T) {
 		if string(got) != "x"+want || !utf8.Valid(got) || !json.Valid(got[1:]) {
 			t.Errorf("%q: got %q, want x%q", lit, got, want)
 		}
+	}
+}
+
+func TestValidUTF8(t *testing.T) {
+	for text, want := range map[string]string{
+		`{"a":["b",1]}`:                     `{"a":["b",1]}`,
+		"{\"\":\"\xb6\"}":                   "{\"\":\"\uFFFD\"}",
+		"{\"k\xff\":\"cut \xe2\x82 rune\"}": "{\"k\uFFFD\":\"cut \uFFFD\uFFFD rune\"}", // each byte, as encoding/json
+		"{\"ok\":\"\xe2\x82\xac\"}":         "{\"ok\":\"\xe2\x82\xac\"}",
+	} {
+		got := ValidUTF8([]byte(text))
+		if string(got) != want || !json.Valid(got) {
+			t.Errorf("%q: got %q, want %q", text, got, want)
+		}
+		// What a strict decoder reads is what encoding/json reads of the
+		// text as it came.
+		var lenient, strict any
+		if json.Unmarshal([]byte(text), &lenient) != nil || json.Unmarshal(got, &strict) != nil || !reflect.DeepEqual(lenient, strict) {
+			t.Errorf("%q reads as %v, encoding/json as %v", got, strict, lenient)
+		}
+	}
+	valid := []byte(`{"a":"é"}`)
+	if got := ValidUTF8(valid); &got[0] != &valid[0] {
+		t.Error("a valid text was copied")
 	}
 }
