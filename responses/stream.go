@@ -371,12 +371,13 @@ func appendValue(dst []byte, lit jsonscan.Value) []byte {
 	return dst
 }
 
-// appendName appends a function's name literal, "" when it has none.
+// appendName appends a function's name literal, "" when it has none; bytes
+// that are not UTF-8 as U+FFFD (see jsonstr.AppendUTF8).
 func appendName(dst []byte, name jsonscan.Value) []byte {
 	if !literal(name) {
 		return append(dst, `""`...)
 	}
-	return append(dst, name...)
+	return jsonstr.AppendUTF8(dst, name)
 }
 
 // textOf returns the text of a message's content part: an output_text's
