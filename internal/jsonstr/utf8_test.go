@@ -44,3 +44,20 @@ func TestValidUTF8(t *testing.T) {
 		t.Error("a valid text was copied")
 	}
 }
+
+// FuzzValidUTF8: any valid JSON text comes out UTF-8, valid, and read by a
+// strict decoder as encoding/json reads the text as it came.
+func FuzzValidUTF8(f *testing.F) {
+	f.Add([]byte("{\"\":\"\xb6\"}"))
+	f.Add([]byte("[\"\xe2\x82\", \"\xf0\x9f\x98\x80\", 1, {\"k\xff\": null}]"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		got := ValidUTF8(b)
+		var lenient, strict any
+		if !utf8.Valid(got) || json.Unmarshal(b, &lenient) != nil || json.Unmarshal(got, &strict) != nil || !reflect.DeepEqual(lenient, strict) {
+			t.Fatalf("%q: %q reads as %v, encoding/json reads %v", b, got, strict, lenient)
+		}
+	})
+}
