@@ -18,11 +18,12 @@ import (
 
 const openTag = "<think>"
 
-// content writes a chunk's content, a string literal.
+// content writes a chunk's content, a string literal; bytes that are not
+// UTF-8 as U+FFFD, as every path writes them (see jsonstr.AppendUTF8).
 func (s *Stream) content(dst, lit []byte) []byte {
 	if s.tags == plain && s.open == textBlock {
 		dst = messagesapi.AppendDeltaHead(dst, s.index, messagesapi.TextDeltaHead)
-		return messagesapi.AppendDeltaTail(append(dst, lit...))
+		return messagesapi.AppendDeltaTail(jsonstr.AppendUTF8(dst, lit))
 	}
 	var value []byte
 	value, s.scratch, _ = jsonstr.Value(s.scratch[:0], lit)

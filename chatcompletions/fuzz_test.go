@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -70,7 +71,7 @@ func FuzzTranslateAnswer(f *testing.F) {
 	f.Add([]byte(`{"choices":[{"message":{"content":"<think>a</think>b","tool_calls":[{"id":"c","function":{"name":"B","arguments":"{\"x\":"}}]},"finish_reason":"length"}]}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		out, err := TranslateAnswer(body, testOptions())
-		if err == nil && !json.Valid(out) {
+		if err == nil && (!json.Valid(out) || !utf8.Valid(out)) {
 			t.Fatalf("invalid JSON out of %q: %s", body, out)
 		}
 	})

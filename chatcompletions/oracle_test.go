@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
@@ -20,12 +21,16 @@ type assembled struct {
 }
 
 // checkStream assembles out and checks the rules every Messages stream
-// keeps: message_start first, one block open at a time, indices from 0
-// up, deltas of the open block's kind only, no blank text block, a valid
-// JSON input for every finished tool_use, message_delta and message_stop
-// last, nothing after an error. It returns the first rule broken.
+// keeps: UTF-8 throughout (the SDKs decode strictly), message_start
+// first, one block open at a time, indices from 0 up, deltas of the open
+// block's kind only, no blank text block, a valid JSON input for every
+// finished tool_use, message_delta and message_stop last, nothing after
+// an error. It returns the first rule broken.
 func checkStream(out []byte) (assembled, error) {
 	var a assembled
+	if !utf8.Valid(out) {
+		return a, fmt.Errorf("the stream is not UTF-8: %q", out)
+	}
 	events := strings.Split(string(out), "\n\n")
 	if len(events) == 0 || events[len(events)-1] != "" {
 		return a, fmt.Errorf("the stream does not end with a complete event: %q", out)

@@ -249,7 +249,8 @@ func (s *Stream) closeBlock(dst []byte) []byte {
 }
 
 // reasoningLiteral writes reasoning given as a string literal, the text
-// of reasoning_details part (-1: of none).
+// of reasoning_details part (-1: of none); bytes that are not UTF-8 as
+// U+FFFD, as value holds them and the client decodes them.
 func (s *Stream) reasoningLiteral(dst, lit []byte, part int) []byte {
 	dst = s.endTagDecision(dst)
 	var value []byte
@@ -260,7 +261,7 @@ func (s *Stream) reasoningLiteral(dst, lit []byte, part int) []byte {
 		s.det.segment(part, len(value))
 	}
 	dst = messagesapi.AppendDeltaHead(dst, s.index, messagesapi.ThinkingDeltaHead)
-	return messagesapi.AppendDeltaTail(append(dst, lit...))
+	return messagesapi.AppendDeltaTail(jsonstr.AppendUTF8(dst, lit))
 }
 
 // thinkingText writes reasoning read from tags.

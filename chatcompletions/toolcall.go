@@ -70,7 +70,8 @@ func (s *Stream) appendToolID(dst, lit []byte, index int) []byte {
 }
 
 // appendToolName appends the name literal of a tool call, the client's
-// name when it was shortened for the server.
+// name when it was shortened for the server; bytes that are not UTF-8 as
+// U+FFFD, as the whole answer writes them.
 func (s *Stream) appendToolName(dst, lit []byte) []byte {
 	if lit == nil {
 		return append(dst, `""`...)
@@ -82,7 +83,7 @@ func (s *Stream) appendToolName(dst, lit []byte) []byte {
 			return jsonstr.Quote(dst, []byte(orig))
 		}
 	}
-	return append(dst, lit...)
+	return jsonstr.AppendUTF8(dst, lit)
 }
 
 // appendID appends the characters of a string literal that an id may

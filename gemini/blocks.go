@@ -186,7 +186,9 @@ func (b *blocks) call(fc jsonscan.Value) {
 }
 
 // input returns the tool_use input of a call's args: the args, when they
-// are a valid JSON object a message can hold (see toolargs.MaxDepth); {}
+// are a valid JSON object a message can hold (see toolargs.MaxDepth), each
+// byte that is not UTF-8 as U+FFFD (JSON.parse and Python's json read
+// UTF-8 strictly, see jsonstr.ValidUTF8); {}
 // for none (or null); anything else, arguments nested deeper or holding
 // bytes that are not JSON, as {"raw_arguments": "<the text>"}, as the
 // other translations keep arguments that are not an object: never {} in
@@ -196,7 +198,7 @@ func input(args jsonscan.Value) []byte {
 	case len(args) == 0 || string(args) == "null":
 		return []byte("{}")
 	case args[0] == '{' && jsonscan.Valid(args) && toolargs.Fits(args):
-		return args
+		return jsonstr.ValidUTF8(args)
 	}
 	return toolargs.Raw(args)
 }

@@ -187,8 +187,8 @@ func messagesapiStream(s *Stream, event string) []byte {
 }
 
 // TestBadBytesTheSameBothWays: what is wrong in an answer's values is
-// repaired the same way whole and streamed: text that is not UTF-8 gets
-// U+FFFD, a thought with a raw NUL keeps it (escaped), arguments nested
+// repaired the same way whole and streamed: text, a call's arguments or
+// name that are not UTF-8 get U+FFFD, a thought with a raw NUL keeps it (escaped), arguments nested
 // too deep for a JSON reader or that are not an object are kept as
 // raw_arguments; the client's strict decoder reads every byte.
 func TestBadBytesTheSameBothWays(t *testing.T) {
@@ -203,6 +203,14 @@ func TestBadBytesTheSameBothWays(t *testing.T) {
 			func(c []map[string]any) bool { return c[0]["thinking"] == "a\x00b" && c[1]["text"] == "hi" }},
 		{"escaped NUL in a thought", `{"candidates":[{"content":{"parts":[{"text":"a\u0000b","thought":true},{"text":"hi"}]},"finishReason":"STOP"}]}`,
 			func(c []map[string]any) bool { return c[0]["thinking"] == "a\x00b" }},
+		// Found by FuzzTranslateAnswer: the args were copied as they
+		// came, and a strict decoder refused the whole answer.
+		{"arguments not UTF-8", `{"candidates":[{"content":{"parts":[{"functionCall":{"args":{"":"` + "\xb6" + `"}}}]},"finishReason":"STOP"}]}`,
+			func(c []map[string]any) bool { return c[0]["input"].(map[string]any)[""] == "\uFFFD" }},
+		{"name not UTF-8", `{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f` + "\xff" + `","args":{"a":"` + "\xe2\x82" + `"}}}]},"finishReason":"STOP"}]}`,
+			func(c []map[string]any) bool {
+				return c[0]["name"] == "f\uFFFD" && c[0]["input"].(map[string]any)["a"] == "\uFFFD\uFFFD"
+			}},
 		{"arguments too deep", `{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":` + deep + `}}]},"finishReason":"STOP"}]}`,
 			func(c []map[string]any) bool { return c[0]["input"].(map[string]any)["raw_arguments"] == deep }},
 		{"arguments not an object", `{"candidates":[{"content":{"parts":[{"functionCall":{"name":"f","args":[1,2]}}]},"finishReason":"STOP"}]}`,

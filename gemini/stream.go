@@ -237,12 +237,13 @@ func (s *sseSink) tool(id []byte, name jsonscan.Value, input []byte) {
 	s.dst = messagesapi.AppendBlockStop(s.dst, s.index)
 }
 
-// appendName appends a function's name literal, "" when it has none.
+// appendName appends a function's name literal, "" when it has none; bytes
+// that are not UTF-8 as U+FFFD (see jsonstr.AppendUTF8).
 func appendName(dst []byte, name jsonscan.Value) []byte {
 	if !literal(name) {
 		return append(dst, `""`...)
 	}
-	return append(dst, name...)
+	return jsonstr.AppendUTF8(dst, name)
 }
 
 // literal reports whether v is a valid string literal, which the

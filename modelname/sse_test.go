@@ -46,7 +46,8 @@ func TestSSERewritesOnlyTheModelOfMessageStart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			// Whole, and cut in two at every byte: the same output.
+			// Whole, and cut in two at every byte, with and without an
+			// empty Write at the cut: the same output.
 			got, up := rewrite(t, "claude-sonnet-4-5", tt.in)
 			if got != tt.want || up != tt.upstream {
 				t.Fatalf("whole:\n got %q (upstream %q)\nwant %q (upstream %q)", got, up, tt.want, tt.upstream)
@@ -54,6 +55,9 @@ func TestSSERewritesOnlyTheModelOfMessageStart(t *testing.T) {
 			for i := range len(tt.in) {
 				if got, up := rewrite(t, "claude-sonnet-4-5", tt.in[:i], tt.in[i:]); got != tt.want || up != tt.upstream {
 					t.Fatalf("cut at %d:\n got %q (upstream %q)\nwant %q", i, got, up, tt.want)
+				}
+				if got, up := rewrite(t, "claude-sonnet-4-5", tt.in[:i], "", tt.in[i:]); got != tt.want || up != tt.upstream {
+					t.Fatalf("cut at %d by an empty Write:\n got %q (upstream %q)\nwant %q", i, got, up, tt.want)
 				}
 			}
 		})

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
@@ -13,8 +14,12 @@ import (
 
 // wellFormed checks a Messages stream's order: one message_start first,
 // blocks opened in order of index, each delta and stop of the open block,
-// nothing after message_stop or an error, every data JSON.
+// nothing after message_stop or an error, every data JSON and UTF-8 (the
+// SDKs decode strictly).
 func wellFormed(stream string) error {
+	if !utf8.ValidString(stream) {
+		return fmt.Errorf("not UTF-8: %q", stream)
+	}
 	open, next, ended, started := -1, 0, false, false
 	for _, ev := range strings.Split(strings.TrimSpace(stream), "\n\n") {
 		if ev == "" {
@@ -80,7 +85,7 @@ func FuzzStream(f *testing.F) {
 			t.Fatalf("the stream did not end out of %q:\n%s", events, out)
 		}
 		for _, e := range strings.Split(events, "\n") {
-			if body, err := TranslateAnswer([]byte(e), AnswerOptions{Model: "m", Signer: testSigner}); err == nil && !json.Valid(body) {
+			if body, err := TranslateAnswer([]byte(e), AnswerOptions{Model: "m", Signer: testSigner}); err == nil && (!json.Valid(body) || !utf8.Valid(body)) {
 				t.Fatalf("invalid JSON out of %q: %s", e, body)
 			}
 		}

@@ -170,7 +170,9 @@ func (s *Stream) itemDone(dst []byte, it jsonscan.Value) []byte {
 			dst = s.beginReasoning(dst)
 		}
 		if !s.texted {
-			dst = s.wholeReasoning(dst, it)
+			if dst = s.wholeReasoning(dst, it); s.ended {
+				return dst // a text that is no valid string failed the stream
+			}
 		}
 		if id := it.Get("id"); id.Kind() == jsonscan.String {
 			s.id = appendValue(s.id[:0], id)
@@ -183,7 +185,9 @@ func (s *Stream) itemDone(dst []byte, it jsonscan.Value) []byte {
 	case "message":
 		if !s.textSeen {
 			for p := range it.Get("content").Elements() {
-				dst = s.textDelta(dst, textOf(p))
+				if dst = s.textDelta(dst, textOf(p)); s.ended {
+					return dst
+				}
 			}
 		}
 		s.textSeen = false
@@ -200,15 +204,20 @@ func (s *Stream) itemDone(dst []byte, it jsonscan.Value) []byte {
 	return dst
 }
 
-// wholeReasoning writes the text of a reasoning item that came whole.
+// wholeReasoning writes the text of a reasoning item that came whole, up
+// to a text that fails the stream.
 func (s *Stream) wholeReasoning(dst []byte, it jsonscan.Value) []byte {
 	for p := range it.Get("summary").Elements() {
 		dst = s.summaryPart(dst)
-		dst = s.reasoningDelta(dst, p.Get("text"), false)
+		if dst = s.reasoningDelta(dst, p.Get("text"), false); s.ended {
+			return dst
+		}
 	}
 	if !s.texted {
 		for p := range it.Get("content").Elements() {
-			dst = s.reasoningDelta(dst, p.Get("text"), true)
+			if dst = s.reasoningDelta(dst, p.Get("text"), true); s.ended {
+				return dst
+			}
 		}
 	}
 	return dst
@@ -233,8 +242,12 @@ func (s *Stream) summaryPart(dst []byte) []byte {
 
 // reasoningDelta writes text of the open reasoning item: of its summary,
 // or of its reasoning content. The first kind that comes is the block's
-// text; the other is passed over.
+// text; the other is passed over, and so is a text that is no string (none,
+// a number), as a whole answer passes it over.
 func (s *Stream) reasoningDelta(dst []byte, lit jsonscan.Value, content bool) []byte {
+	if lit.Kind() != jsonscan.String {
+		return dst
+	}
 	if !literal(lit) {
 		return s.Fail(dst, "api_error", errNotLiteral)
 	}
@@ -256,15 +269,17 @@ func (s *Stream) reasoningDelta(dst []byte, lit jsonscan.Value, content bool) []
 	return messagesapi.AppendDeltaTail(jsonstr.AppendUTF8(dst, lit))
 }
 
-// errNotLiteral ends a stream whose text is not a valid JSON string (a raw
-// control character): a whole answer with it is refused as not JSON, and
-// the stream is refused alike, never passed over without a word.
+// errNotLiteral ends a stream whose text is a string that is not valid JSON
+// (a raw control character): a whole answer with it is refused as not
+// JSON, and the stream is refused alike, never passed over without a word,
+// and nothing follows the error.
 const errNotLiteral = "the upstream sent text that is not a valid JSON string"
 
 // textDelta writes text of a message item; bytes that are not UTF-8 as
-// U+FFFD, the same whole and streamed (see jsonstr.AppendUTF8).
+// U+FFFD, the same whole and streamed (see jsonstr.AppendUTF8). Empty text,
+// and text that is no string, is passed over.
 func (s *Stream) textDelta(dst []byte, lit jsonscan.Value) []byte {
-	if len(lit) <= 2 {
+	if lit.Kind() != jsonscan.String || len(lit) <= 2 {
 		return dst
 	}
 	if !literal(lit) {
@@ -371,12 +386,13 @@ func appendValue(dst []byte, lit jsonscan.Value) []byte {
 	return dst
 }
 
-// appendName appends a function's name literal, "" when it has none.
+// appendName appends a function's name literal, "" when it has none; bytes
+// that are not UTF-8 as U+FFFD (see jsonstr.AppendUTF8).
 func appendName(dst []byte, name jsonscan.Value) []byte {
 	if !literal(name) {
 		return append(dst, `""`...)
 	}
-	return append(dst, name...)
+	return jsonstr.AppendUTF8(dst, name)
 }
 
 // textOf returns the text of a message's content part: an output_text's

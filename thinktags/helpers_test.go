@@ -126,7 +126,8 @@ func rewrite(t testing.TB, opts Options, chunks ...[]byte) (string, []Block) {
 }
 
 // checkStream asserts that stream rewrites to want, reporting blocks,
-// whole, cut in two at every byte, and written one byte at a time.
+// whole, cut in two at every byte (with and without an empty Write at the
+// cut), and written one byte at a time.
 func checkStream(t *testing.T, opts Options, stream, want string, blocks []Block) {
 	t.Helper()
 	p := []byte(stream)
@@ -143,6 +144,7 @@ func checkStream(t *testing.T, opts Options, stream, want string, blocks []Block
 	check("whole stream", p)
 	for i := range p {
 		check(fmt.Sprintf("cut at %d (%q|%q)", i, tail(p[:i]), head(p[i:])), p[:i], p[i:])
+		check(fmt.Sprintf("cut at %d by an empty Write (%q||%q)", i, tail(p[:i]), head(p[i:])), p[:i], nil, p[i:])
 	}
 	bytewise := make([][]byte, len(p))
 	for i := range p {

@@ -296,6 +296,20 @@ func TestCloseTwiceAndWriteAfterClose(t *testing.T) {
 	}
 }
 
+// A Write of no bytes between the '\r' and the '\n' of the "\r\n" that ends
+// message_start made the '\n' the first byte of the next event; that event
+// is rewritten, so the '\n' went with it and the blank line after
+// message_start was lost (found by FuzzSSERewrite).
+func TestEmptyWriteBetweenCRAndLF(t *testing.T) {
+	crlf := func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
+	stream := crlf(messageStart + textStream(0, "<think>a</think>b") + messageStop)
+	want := crlf(messageStart) + synthThinking(0, "a") + textStream(1, "b") + crlf(messageStop)
+	at := len(crlf(messageStart)) - 1 // between the blank line's '\r' and '\n'
+	if got, _ := rewrite(t, opts, []byte(stream[:at]), nil, []byte(stream[at:])); got != want {
+		t.Fatalf("got\n%q\nwant\n%q", got, want)
+	}
+}
+
 func TestOneWritePerWrite(t *testing.T) {
 	var w countingWriter
 	r := NewSSE(&w, opts)

@@ -59,11 +59,15 @@ type Frame struct {
 }
 
 // Feed starts reading the chunk p. It reports whether p starts with the
-// '\n' of a "\r\n" whose '\r' ended the last chunk and its last event: that
-// byte belongs to an event Next returned already, and is none of the next
-// one's.
+// '\n' of a "\r\n" whose '\r' ended the last non-empty chunk and its last
+// event: that byte belongs to an event Next returned already, and is none
+// of the next one's. An empty chunk changes nothing: the '\n' may still
+// come in the next one.
 func (a *Assembler) Feed(p []byte) (lateLF bool) {
 	a.p, a.i, a.evStart = p, a.lines.Chunk(p), 0
+	if len(p) == 0 {
+		return false
+	}
 	if a.i > 0 {
 		if a.crEnded {
 			a.evStart, lateLF = 1, true

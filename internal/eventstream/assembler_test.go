@@ -56,11 +56,12 @@ func assembled(t testing.TB, chunks [][]byte) (events []string, rest string) {
 	return events, rest
 }
 
-// cuts returns s cut at random places.
+// cuts returns s cut at random places, with an empty chunk now and then, as
+// a writer may pass one.
 func cuts(r *rand.Rand, s string) [][]byte {
 	var out [][]byte
 	for len(s) > 0 {
-		n := 1 + r.IntN(min(len(s), 12))
+		n := r.IntN(min(len(s), 12) + 1)
 		out = append(out, []byte(s[:n]))
 		s = s[n:]
 	}
@@ -90,6 +91,25 @@ func TestAssemblerReadsTheSameHoweverTheStreamIsCut(t *testing.T) {
 	got, _ := assembled(t, [][]byte{[]byte(streams[1])})
 	if got[0] != "\xef\xbb\xbfevent: a\r\ndata: 1\r\ndata: 2\r\n\r\n|a|1\n2" {
 		t.Fatalf("first event: %q", got[0])
+	}
+}
+
+// An empty chunk between the '\r' that ends an event and its '\n' does not
+// make the '\n' the first byte of the next event: Feed still reports it late,
+// so a rewriter that re-emits events puts it where it belongs.
+func TestAssemblerEmptyChunkKeepsTheLateLF(t *testing.T) {
+	whole, _ := assembled(t, [][]byte{[]byte("data: a\r\n\r\ndata: b\r\n\r\n")})
+	for _, chunks := range [][]string{
+		{"data: a\r\n\r", "", "\ndata: b\r\n\r\n"},
+		{"data: a\r\n\r", "", "", "\n", "", "data: b\r\n\r\n"},
+	} {
+		var cs [][]byte
+		for _, c := range chunks {
+			cs = append(cs, []byte(c))
+		}
+		if got, _ := assembled(t, cs); fmt.Sprint(got) != fmt.Sprint(whole) {
+			t.Errorf("cut as %q:\n got %q\nwant %q", chunks, got, whole)
+		}
 	}
 }
 

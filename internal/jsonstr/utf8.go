@@ -23,3 +23,26 @@ func RequoteAll(dst, s []byte) []byte {
 	}
 	return dst
 }
+
+// ValidUTF8 returns the JSON text b as a strict decoder reads it: b itself
+// when it is valid UTF-8, else a copy with each byte that is not UTF-8
+// written as U+FFFD, as encoding/json decodes it. In valid JSON such bytes
+// can only be inside string literals, where U+FFFD keeps the text valid and
+// of the same shape. A translation that passes an upstream's JSON value on
+// as it is calls it where it would copy the value.
+func ValidUTF8(b []byte) []byte {
+	if utf8.Valid(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+len(b)/2)
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			out = utf8.AppendRune(out, utf8.RuneError)
+		} else {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package jsonstr
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 	"unicode/utf8"
 )
@@ -18,4 +19,45 @@ func TestAppendUTF8(t *testing.T) {
 			t.Errorf("%q: got %q, want x%q", lit, got, want)
 		}
 	}
+}
+
+func TestValidUTF8(t *testing.T) {
+	for text, want := range map[string]string{
+		`{"a":["b",1]}`:                     `{"a":["b",1]}`,
+		"{\"\":\"\xb6\"}":                   "{\"\":\"\uFFFD\"}",
+		"{\"k\xff\":\"cut \xe2\x82 rune\"}": "{\"k\uFFFD\":\"cut \uFFFD\uFFFD rune\"}", // each byte, as encoding/json
+		"{\"ok\":\"\xe2\x82\xac\"}":         "{\"ok\":\"\xe2\x82\xac\"}",
+	} {
+		got := ValidUTF8([]byte(text))
+		if string(got) != want || !json.Valid(got) {
+			t.Errorf("%q: got %q, want %q", text, got, want)
+		}
+		// What a strict decoder reads is what encoding/json reads of the
+		// text as it came.
+		var lenient, strict any
+		if json.Unmarshal([]byte(text), &lenient) != nil || json.Unmarshal(got, &strict) != nil || !reflect.DeepEqual(lenient, strict) {
+			t.Errorf("%q reads as %v, encoding/json as %v", got, strict, lenient)
+		}
+	}
+	valid := []byte(`{"a":"é"}`)
+	if got := ValidUTF8(valid); &got[0] != &valid[0] {
+		t.Error("a valid text was copied")
+	}
+}
+
+// FuzzValidUTF8: any valid JSON text comes out UTF-8, valid, and read by a
+// strict decoder as encoding/json reads the text as it came.
+func FuzzValidUTF8(f *testing.F) {
+	f.Add([]byte("{\"\":\"\xb6\"}"))
+	f.Add([]byte("[\"\xe2\x82\", \"\xf0\x9f\x98\x80\", 1, {\"k\xff\": null}]"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		got := ValidUTF8(b)
+		var lenient, strict any
+		if !utf8.Valid(got) || json.Unmarshal(b, &lenient) != nil || json.Unmarshal(got, &strict) != nil || !reflect.DeepEqual(lenient, strict) {
+			t.Fatalf("%q: %q reads as %v, encoding/json reads %v", b, got, strict, lenient)
+		}
+	})
 }

@@ -73,7 +73,7 @@ func (t *Stream) Fragment(dst []byte, index int, lit []byte) []byte {
 	}
 	dst = messagesapi.AppendDeltaHead(dst, index, messagesapi.InputDeltaHead)
 	if lit != nil {
-		dst = append(dst, lit...)
+		dst = jsonstr.AppendUTF8(dst, lit) // as value is: bytes not UTF-8 as U+FFFD
 	} else {
 		dst = jsonstr.Quote(dst, value)
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestInput: whole arguments become an object, whatever the model wrote.
@@ -62,5 +63,33 @@ func TestStream(t *testing.T) {
 	}
 	if got, _ := join(); got != "" {
 		t.Errorf("no arguments: %q", got)
+	}
+}
+
+// TestFragmentNotUTF8: a fragment that passes as its literal came (any but
+// the first) gets U+FFFD for each byte that is not UTF-8, as the first,
+// which is written again, does: the SDKs decode the stream strictly.
+func TestFragmentNotUTF8(t *testing.T) {
+	var s Stream
+	dst := s.Fragment(nil, 0, []byte(`"{\"a\":\"`+"\xff"+`\""`))
+	dst = s.Fragment(dst, 0, []byte(`",\"b\":\"`+"\xe2\x82"+`\"}"`))
+	dst = s.Finish(dst, 0)
+	if !utf8.Valid(dst) {
+		t.Fatalf("not UTF-8: %q", dst)
+	}
+	var input strings.Builder
+	for _, ev := range strings.Split(strings.TrimSpace(string(dst)), "\n\n") {
+		var d struct {
+			Delta struct {
+				PartialJSON string `json:"partial_json"`
+			}
+		}
+		if err := json.Unmarshal([]byte(ev[strings.Index(ev, "data: ")+len("data: "):]), &d); err != nil {
+			t.Fatalf("event %q: %v", ev, err)
+		}
+		input.WriteString(d.Delta.PartialJSON)
+	}
+	if want := "{\"a\":\"\uFFFD\",\"b\":\"\uFFFD\uFFFD\"}"; input.String() != want {
+		t.Fatalf("input %q, want %q", input.String(), want)
 	}
 }
