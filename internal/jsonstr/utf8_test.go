@@ -51,12 +51,14 @@ func FuzzValidUTF8(f *testing.F) {
 	f.Add([]byte("{\"\":\"\xb6\"}"))
 	f.Add([]byte("[\"\xe2\x82\", \"\xf0\x9f\x98\x80\", 1, {\"k\xff\": null}]"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if !json.Valid(b) {
+		var lenient, strict any
+		// A valid text that encoding/json cannot read into an any (a
+		// number beyond float64, say 2e400) has nothing to compare with.
+		if !json.Valid(b) || json.Unmarshal(b, &lenient) != nil {
 			return
 		}
 		got := ValidUTF8(b)
-		var lenient, strict any
-		if !utf8.Valid(got) || json.Unmarshal(b, &lenient) != nil || json.Unmarshal(got, &strict) != nil || !reflect.DeepEqual(lenient, strict) {
+		if !utf8.Valid(got) || json.Unmarshal(got, &strict) != nil || !reflect.DeepEqual(lenient, strict) {
 			t.Fatalf("%q: %q reads as %v, encoding/json reads %v", b, got, strict, lenient)
 		}
 	})
