@@ -10,7 +10,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
 )
 
 func init() {

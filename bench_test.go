@@ -18,7 +18,7 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/thinking"
 )
 
 // discard is a ResponseWriter that keeps nothing, so benchmarks measure the

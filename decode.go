@@ -3,15 +3,15 @@ package llmthinking
 import (
 	"fmt"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/streaming"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/answer/observe"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
 )
 
 // decodedAnswer returns the answer a holds with its Content-Encoding removed:
 // itself, or for gzip a new held answer of at most limit bytes, which the
 // caller releases.
 func decodedAnswer(a *budget.Answer, contentEncoding string, limit int64) (*budget.Answer, error) {
-	zr, err := streaming.Decompressor(a.Bytes(), contentEncoding)
+	zr, err := observe.Decompressor(a.Bytes(), contentEncoding)
 	switch {
 	case err != nil:
 		return nil, err

@@ -13,10 +13,10 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/failover"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/failover"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/policy"
 )
 
 // Failover is a list of backends a request goes on through when the one it

@@ -15,13 +15,13 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/handoff"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/handoff"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/policy"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/thinking"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
 )
 
 // ServeHTTP rewrites the request's thinking blocks for its backend, then

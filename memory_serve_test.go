@@ -18,7 +18,7 @@ import (
 	"go.uber.org/zap"
 	zapobserver "go.uber.org/zap/zaptest/observer"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/gctest"
 )

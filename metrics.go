@@ -9,9 +9,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/streaming"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/answer/observe"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/policy"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
 )
 
 // Prometheus names: caddy_llm_thinking_<name>.
@@ -182,7 +182,7 @@ func (m *thinkingMetrics) countFailover(from, to string, status int) {
 
 // countTokens counts the tokens of one answer of backend, for the model
 // asked for.
-func (m *thinkingMetrics) countTokens(backend, model string, u streaming.Usage) {
+func (m *thinkingMetrics) countTokens(backend, model string, u observe.Usage) {
 	if !u.Any() {
 		return
 	}

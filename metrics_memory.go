@@ -3,7 +3,7 @@ package llmthinking
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
 )
 
 // memoryCollector reads the memory budget's figures when Prometheus

@@ -3,8 +3,8 @@ package llmthinking
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/persist"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/persist"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/registry"
 )
 
 // registryCollector reads the size and the storage work of every live

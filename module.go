@@ -20,11 +20,11 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/failover"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/option"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/failover"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/policy"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/registry"
 )
 
 func init() {

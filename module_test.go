@@ -15,9 +15,9 @@ import (
 	zapobserver "go.uber.org/zap/zaptest/observer"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/handoff"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/handoff"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/policy"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/registry"
 )
 
 // newTestHandler provisions a handler outside Caddy, with its own registry.

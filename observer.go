@@ -13,14 +13,14 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 	"go.uber.org/zap"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/answer/modelname"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/answer/observe"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/answer/thinktags"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/modelname"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/streaming"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinktags"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/policy"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/registry"
 )
 
 // observer passes a response through untouched and at once, while showing
@@ -46,7 +46,7 @@ type observer struct {
 
 	wroteHeader bool
 	status      int // the final status the upstream answered
-	sse         *streaming.SSE
+	sse         *observe.SSE
 	// answer holds a JSON answer to read its blocks; nil when the answer is
 	// not read, or no longer (it did not fit).
 	answer     *budget.Answer
@@ -124,7 +124,7 @@ func (o *observer) start(status int) {
 	identity := encoding == "" || encoding == "identity"
 	switch {
 	case mediaType == messagesapi.EventStream && identity:
-		o.sse = streaming.NewSSE(func(blocks []block.Observed) { o.register(blocks, o.sse.Usage()) })
+		o.sse = observe.NewSSE(func(blocks []block.Observed) { o.register(blocks, o.sse.Usage()) })
 	case mediaType == messagesapi.JSON && (identity || encoding == "gzip" || encoding == "x-gzip"):
 		o.answer, o.encoding, o.remaining = o.holdAnswer(o.h.MaxResponseSize, length), encoding, length
 	case mediaType == messagesapi.EventStream || mediaType == messagesapi.JSON:
@@ -312,7 +312,7 @@ func (o *observer) registerJSON() {
 
 // registerBody registers the blocks of a whole JSON answer.
 func (o *observer) registerBody(body []byte) {
-	m, err := streaming.ReadMessage(body)
+	m, err := observe.ReadMessage(body)
 	o.jsonModel = m.Model
 	if err != nil {
 		o.h.logger.Debug("thinking.unobserved_response", zap.String("reason", err.Error()), zap.String("backend", o.backend))
@@ -324,7 +324,7 @@ func (o *observer) registerBody(body []byte) {
 // register records the backend as the producer of each finished block,
 // counts the tokens the answer used, and reports the conversation's first
 // answer under another model name.
-func (o *observer) register(blocks []block.Observed, usage streaming.Usage) {
+func (o *observer) register(blocks []block.Observed, usage observe.Usage) {
 	if o.backend == "" {
 		return
 	}

@@ -10,10 +10,10 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/persist"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/threads"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/policy"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/threads"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/persist"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/registry"
 )
 
 // registries holds every registry by name. It lives at package level so that

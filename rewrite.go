@@ -8,11 +8,11 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/answer/modelname"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/answer/thinktags"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/modelname"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinktags"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
 )
 
 // A successful answer can be rewritten on its way to the client: think

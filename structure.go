@@ -3,7 +3,7 @@ package llmthinking
 import (
 	"errors"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
 )
 
 // What reading a request costs in memory, beyond its body: the structure

@@ -9,7 +9,7 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
 )
 
 func TestRefuseBodyWritesTheAnthropicEnvelope(t *testing.T) {

@@ -6,10 +6,10 @@
 package adminapi
 
 import (
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/failover"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/persist"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/failover"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/persist"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/registry"
 )
 
 // The endpoints.

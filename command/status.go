@@ -14,10 +14,10 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/persist"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/policy"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/policy"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/persist"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/registry"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/transport"
 )
 

@@ -10,11 +10,11 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
 	"go.uber.org/zap"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/answer/modelname"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/modelname"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
 )
 
 func init() {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
 )
 
 // maxErrorBody bounds the upstream error bodies read to translate them.

@@ -9,11 +9,11 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
 	"go.uber.org/zap"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/envelope"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/handoff"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/envelope"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/responses"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/handoff"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/responses"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/registry"
 )
 
 func init() {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/caddyserver/caddy/v2"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/envelope"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/envelope"
 )
 
 // signingKeyName is where the transports keep the key envelopes are sealed

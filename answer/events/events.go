@@ -3,7 +3,7 @@
 // block a content_block_start carries, the delta of a content_block_delta,
 // message_start's message, message_delta's usage. Every reader of streamed
 // answers reads events through it: the observer that learns a stream's
-// thinking blocks (package streaming), the rewriters of <think> tags
+// thinking blocks (package observe), the rewriters of <think> tags
 // (thinktags) and of the model name (modelname).
 //
 // Like JSON.parse in the client, the last of duplicate keys wins and keys

@@ -1,5 +1,5 @@
 // Package eventstream holds the pieces of the text/event-stream format that
-// the response observer (package streaming) and the think-tag rewriter
+// the response observer (package observe) and the think-tag rewriter
 // (package thinktags) both read by: line endings, and the content block
 // index of Messages API events. It never allocates.
 package eventstream

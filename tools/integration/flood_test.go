@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
 )
 

@@ -11,7 +11,7 @@ import (
 )
 
 // learnedWordings are the refusals the gateway learns a model's facts
-// from, as the servers word them (see policy/capability.go).
+// from, as the servers word them (see request/policy/capability.go).
 var learnedWordings = []string{
 	"thinking is enabled but reasoning_content is missing in assistant tool call message at index 1",
 	"The `content[].thinking` in the thinking mode must be passed back to the API.",

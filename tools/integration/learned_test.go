@@ -6,7 +6,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/registry"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
 )
 

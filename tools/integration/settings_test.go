@@ -3,7 +3,7 @@ package integration
 import (
 	"testing"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
 )
 

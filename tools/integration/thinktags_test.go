@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	llmthinking "github.com/caddy-llm-thinking/caddy-llm-thinking"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinktags"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/answer/thinktags"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/handoff"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/handoff"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/registry"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/transporttest"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/transport"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/thinking"
 )
 
 // session returns the captured Claude Code request grown to n bytes.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/thinking"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/thinking"
 )
 
 // thinkingBlocks returns the thinking and redacted_thinking blocks of the

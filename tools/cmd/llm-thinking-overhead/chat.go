@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/chatcompletions"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/chatcompletions"
 )
 
 // The chat-completions load (see translation.go): the upstream answers a

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/envelope"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/gemini"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/envelope"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/gemini"
 )
 
 // The Gemini load (see translation.go): the upstream answers a Gemini

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/envelope"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/responses"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/envelope"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/responses"
 )
 
 // The Responses load (see translation.go): the upstream answers a stream

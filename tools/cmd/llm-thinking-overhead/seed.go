@@ -8,8 +8,8 @@ import (
 	"github.com/caddyserver/certmagic"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/persist"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/registry"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/persist"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/registry"
 )
 
 // fillerBlocks is how many blocks of no load the registry holds besides

@@ -1,0 +1,145 @@
+package observe
+
+import (
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/answer/events"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/eventstream"
+)
+
+// SSE observes a text/event-stream Messages response.
+//
+// It splits lines and events as the WHATWG event-stream parser and the
+// Anthropic SDKs do, so it reads the events the client reads however the
+// body is cut into Writes. It goes by each event's JSON type, except that an
+// event named "error" fails the response whatever its data, as it does in
+// the SDKs. An SSE is not safe for concurrent use.
+type SSE struct {
+	complete func([]block.Observed)
+	done     bool // complete ran, or the observation ended without it
+
+	events   eventstream.Assembler
+	open     []openBlock
+	finished []block.Observed
+	scratch  []byte
+	model    []byte // as message_start names it
+	usage    Usage  // as message_start and message_delta count it
+}
+
+// NewSSE returns an observer that calls complete exactly once, with every
+// finished thinking/redacted block (in the order they finished), when it
+// reads the message_stop event (or at Close, see there). It never calls
+// complete for a response that failed or that it gave up on. complete runs
+// on the goroutine calling Write or Close and owns the slice it is given.
+func NewSSE(complete func([]block.Observed)) *SSE {
+	if complete == nil {
+		panic("observe: NewSSE with a nil complete func")
+	}
+	return &SSE{complete: complete}
+}
+
+// Write feeds the next bytes of the body. It always returns len(p), nil: a
+// response the observer cannot follow is the client's business, never a
+// reason to fail the copy to the client.
+func (s *SSE) Write(p []byte) (int, error) {
+	n := len(p)
+	if s.done {
+		return n, nil
+	}
+	if s.events.Between() {
+		// Nearly every Write: one delta, which needs nothing but its end
+		// when its block is not followed (text, tool input).
+		if p = p[s.deltas(p):]; len(p) == 0 || s.done {
+			return n, nil
+		}
+	}
+	s.events.Feed(p)
+	for !s.done {
+		if raw, fresh := s.events.Fresh(); fresh {
+			if k := s.deltas(raw); k > 0 {
+				if s.events.Skip(k); s.events.Exhausted() {
+					break
+				}
+				continue
+			}
+		}
+		f, ok := s.events.Next()
+		if !ok {
+			break
+		}
+		switch {
+		case f.HasName && string(f.Name) == "error":
+			// The JSON type is authoritative for everything but an error:
+			// the SDKs raise an event named "error" whatever its data says.
+			s.quit()
+		case f.HasData:
+			s.event(f.Data)
+		}
+	}
+	if s.events.Overflow() {
+		s.quit()
+	}
+	return n, nil
+}
+
+// deltas reads the delta events written as the API writes them that raw,
+// a stream's bytes from the start of an event, starts with (see
+// events.DeltaEvent), and returns their length: each passed at the cost of
+// finding its end when its block is not followed, its delta read in place
+// when it is.
+func (s *SSE) deltas(raw []byte) int {
+	at := 0
+	for at < len(raw) && !s.done {
+		i, n, ok := events.DeltaEvent(raw[at:])
+		if !ok || n > eventstream.MaxEvent {
+			break
+		}
+		if i <= maxIndex {
+			if b := s.slot(i); b >= 0 {
+				s.followedDelta(b, events.RawDelta(raw[at:at+n]))
+			}
+		}
+		at += n
+	}
+	return at
+}
+
+// Usage returns the tokens the response's usage counts: message_start's,
+// and the cumulative counts of message_delta over them.
+func (s *SSE) Usage() Usage { return s.usage }
+
+// Model returns the model the response's message_start names, or "" when
+// none was read (yet).
+func (s *SSE) Model() string { return string(s.model) }
+
+// Close ends the observation. When message_stop never came, the stream saw
+// no error event, and abort is false, complete is called with the blocks
+// finished so far: the upstream ended its stream without message_stop, and
+// the client keeps what it received. With abort true (client gone, write
+// failed) nothing is reported. Calling Close after complete already ran does
+// nothing.
+func (s *SSE) Close(abort bool) {
+	if s.done {
+		return
+	}
+	if abort {
+		s.quit()
+		return
+	}
+	s.report()
+}
+
+// report calls complete with the finished blocks and ends the observation.
+func (s *SSE) report() {
+	blocks := s.finished
+	s.quit()
+	s.complete(blocks)
+}
+
+// quit ends the observation and lets go of its buffers, since the caller may
+// keep the observer until the response is fully copied.
+func (s *SSE) quit() {
+	s.done = true
+	s.events.Release()
+	s.scratch = nil // the model stays readable
+	s.open, s.finished = nil, nil
+}
