@@ -58,6 +58,9 @@ type Upstream struct {
 	// serverRefusals are the refusals it answers in a server's own
 	// envelope (see RefuseAsServer).
 	serverRefusals map[string]ServerRefusal
+	// failures are the answers the next requests get instead (see
+	// FailNext).
+	failures []Failure
 }
 
 // Received is one request as an Upstream saw it, with the answer it gave.
@@ -187,11 +190,14 @@ func (u *Upstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	u.received = append(u.received, rec)
 	u.seq++
 	requestID := fmt.Sprintf("req_%s_%d", u.name, u.seq)
+	failure, failed := u.nextFailure()
 	u.mu.Unlock()
 	w.Header().Set("Request-Id", requestID)
 
 	a := answer{u: u, w: w, r: r, rec: rec, requestID: requestID}
 	switch {
+	case failed:
+		a.failWith(failure)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
 		u.messages(a, body)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages/count_tokens":
