@@ -61,6 +61,9 @@ type Upstream struct {
 	// failures are the answers the next requests get instead (see
 	// FailNext).
 	failures []Failure
+	// cache counts prompt caching in the usage when not nil (see
+	// CountCache).
+	cache promptCache
 }
 
 // Received is one request as an Upstream saw it, with the answer it gave.
@@ -227,6 +230,9 @@ func (u *Upstream) messages(a answer, body []byte) {
 	}
 	u.responses++
 	rep := u.compose(req, u.responses, len(body)/4)
+	if u.cache != nil {
+		u.cache.count(rep, req, a.r.Header.Get("X-Claude-Code-Session-Id"), len(body)/4)
+	}
 	u.ledger.record(rep.blocks)
 	var h *hold
 	cut := 0
