@@ -133,13 +133,10 @@ func assertToolLoop(t *testing.T, body []byte) {
 func TestFailoverInsideToolLoopThroughTransports(t *testing.T) {
 	for _, stream := range []bool{true, false} {
 		t.Run(fmt.Sprintf("openai/stream=%v", stream), func(t *testing.T) {
-			g := newGateway(t, map[string]llmtest.Flavor{"anthropic": llmtest.Strict}, "anthropic",
-				withFailover("anthropic", "chat"), withChat("chat", llmtest.KimiStyle, "transport openai"))
-			chat := g.chats["chat"]
-			sigs := failOverInsideToolLoop(t, g, "failover-loop-openai", stream)
-			carriesNone(t, "chat", chat.Requests(), sigs)
-			assertAccepted(t, "chat", chat)
-			body := chat.Requests()[0].Body
+			body := failOverThrough(t, "chat", stream, func(g *gateway) mockUpstream {
+				withChat("chat", llmtest.KimiStyle, "transport openai")(g)
+				return g.chats["chat"]
+			})
 			_, msgs := chatRequest(t, body)
 			call, result := msgs[len(msgs)-2], msgs[len(msgs)-1]
 			if call.Role != "assistant" || len(call.ToolCalls) != 1 || call.ReasoningContent == nil ||
@@ -149,12 +146,10 @@ func TestFailoverInsideToolLoopThroughTransports(t *testing.T) {
 		})
 		t.Run(fmt.Sprintf("responses/stream=%v", stream), func(t *testing.T) {
 			oa := startResponses(t, "oa", responsesKey)
-			g := newGateway(t, map[string]llmtest.Flavor{"anthropic": llmtest.Strict}, "anthropic",
-				withFailover("anthropic", "oa"), withResponses("oa", oa, responsesKey))
-			sigs := failOverInsideToolLoop(t, g, "failover-loop-responses", stream)
-			carriesNone(t, "oa", oa.Requests(), sigs)
-			assertAccepted(t, "oa", oa)
-			body := oa.Requests()[0].Body
+			body := failOverThrough(t, "oa", stream, func(g *gateway) mockUpstream {
+				withResponses("oa", oa, responsesKey)(g)
+				return oa
+			})
 			_, items := responsesInput(t, body)
 			call, result := items[len(items)-2], items[len(items)-1]
 			if call.Type != "function_call" || result.Type != "function_call_output" || result.CallID != call.CallID {
@@ -162,4 +157,20 @@ func TestFailoverInsideToolLoopThroughTransports(t *testing.T) {
 			}
 		})
 	}
+}
+
+// failOverThrough fails over inside Anthropic's tool loop (see
+// failOverInsideToolLoop) to the backend called name, whose mock reach
+// adds to the gateway and returns: the mock must refuse nothing and get
+// nothing of Anthropic's. It returns the body of the request the failover
+// brought it.
+func failOverThrough(t *testing.T, name string, stream bool, reach func(*gateway) mockUpstream) []byte {
+	t.Helper()
+	var u mockUpstream
+	g := newGateway(t, map[string]llmtest.Flavor{"anthropic": llmtest.Strict}, "anthropic",
+		withFailover("anthropic", name), func(g *gateway) { u = reach(g) })
+	sigs := failOverInsideToolLoop(t, g, "failover-loop-"+name, stream)
+	carriesNone(t, name, u.Requests(), sigs)
+	assertAccepted(t, name, u)
+	return u.Requests()[0].Body
 }

@@ -62,16 +62,25 @@ func usagesOf(t *testing.T, answer []byte) []usageCounts {
 	return out
 }
 
-// sentByAnthropic sums the usage of every answer an Anthropic mock gave.
-func sentByAnthropic(t *testing.T, u *llmtest.Upstream) tokens {
+// sent sums, with count, the usage objects of every answer the mock u
+// gave (see usagesOf).
+func sent(t *testing.T, u mockUpstream, count func(sum tokens, usages []usageCounts)) tokens {
 	t.Helper()
 	sum := tokens{}
 	for _, r := range u.Requests() {
-		if r.Status != 200 {
-			continue
+		if r.Status == 200 {
+			count(sum, usagesOf(t, r.Response))
 		}
+	}
+	return sum
+}
+
+// sentByAnthropic sums the usage of every answer an Anthropic mock gave.
+func sentByAnthropic(t *testing.T, u *llmtest.Upstream) tokens {
+	t.Helper()
+	return sent(t, u, func(sum tokens, usages []usageCounts) {
 		var last usageCounts
-		for _, counts := range usagesOf(t, r.Response) {
+		for _, counts := range usages {
 			last.merge(counts)
 		}
 		for typ, n := range map[string]*int64{"input": last.Input, "output": last.Output, "cache_read": last.CacheRead, "cache_creation": last.CacheCreation} {
@@ -79,8 +88,7 @@ func sentByAnthropic(t *testing.T, u *llmtest.Upstream) tokens {
 				sum[typ] += *n
 			}
 		}
-	}
-	return sum
+	})
 }
 
 // merge takes the Messages counts v has: in a stream, message_delta's
@@ -103,21 +111,15 @@ func (u *usageCounts) merge(v usageCounts) {
 // was read from the cache is input, that is cache_read.
 func sentByChat(t *testing.T, u *llmtest.ChatUpstream) tokens {
 	t.Helper()
-	sum := tokens{}
-	for _, r := range u.Requests() {
-		if r.Status != 200 {
-			continue
-		}
-		for _, c := range usagesOf(t, r.Response) {
-			if c.Prompt == nil || c.Completion == nil {
-				continue
+	return sent(t, u, func(sum tokens, usages []usageCounts) {
+		for _, c := range usages {
+			if c.Prompt != nil && c.Completion != nil {
+				sum["input"] += *c.Prompt - c.PromptDetails.Cached
+				sum["cache_read"] += c.PromptDetails.Cached
+				sum["output"] += *c.Completion
 			}
-			sum["input"] += *c.Prompt - c.PromptDetails.Cached
-			sum["cache_read"] += c.PromptDetails.Cached
-			sum["output"] += *c.Completion
 		}
-	}
-	return sum
+	})
 }
 
 // TestTokensCountWhatTheBackendsReported: after a conversation on
