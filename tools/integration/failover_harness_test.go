@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/failover"
@@ -43,6 +44,19 @@ func (g *gateway) holds() []failover.Hold {
 		g.t.Fatal(err)
 	}
 	return h.Holds
+}
+
+// assertHold fails unless the one hold is session's, on backend, for about
+// d from now (a minute either way).
+func (g *gateway) assertHold(session, backend string, d time.Duration) {
+	g.t.Helper()
+	h := g.holds()
+	if len(h) != 1 || h[0].Conversation != hashedSession(session) || h[0].Backend != backend {
+		g.t.Fatalf("holds: %+v, want %s's on %s", h, session, backend)
+	}
+	if left := time.Until(h[0].Until); left < d-time.Minute || left > d+time.Minute {
+		g.t.Errorf("the hold on %s ends in %s, want %s", backend, left.Round(time.Second), d)
+	}
 }
 
 // backends reads what each backend used and how often a request went on

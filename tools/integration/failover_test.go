@@ -2,6 +2,7 @@ package integration
 
 import (
 	"testing"
+	"time"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
 )
@@ -11,10 +12,11 @@ import (
 // away with its rate limit's 429 and, on a later turn, a stream with its
 // 529. Each time the client gets the answer of zai (a strict mock with a
 // signing key of its own) and nothing of Anthropic's, and zai never gets a
-// block of Anthropic's; while the conversation holds on zai, Anthropic is
-// not asked; once the hold is ended through the admin API, Anthropic gets
-// every block it produced back, byte for byte. Nothing is refused, and the
-// failovers are counted by status.
+// block of Anthropic's; while the conversation holds on zai (for the
+// 429's retry-after of ten minutes, longer than the hold of five, then for
+// five), Anthropic is not asked; once the hold is ended through the admin
+// API, Anthropic gets every block it produced back, byte for byte. Nothing
+// is refused, and the failovers are counted by status.
 func TestFailoverHoldsAndComesBack(t *testing.T) {
 	g := newGateway(t, map[string]llmtest.Flavor{"anthropic": llmtest.Strict, "zai": llmtest.Strict}, "anthropic",
 		withFailover("anthropic", "zai"))
@@ -32,12 +34,11 @@ func TestFailoverHoldsAndComesBack(t *testing.T) {
 	r.turn(onAnthropic, func() (*llmtest.Turn, error) { return c.Say("[tool] and the tests?") })
 	r.turn(onAnthropic, func() (*llmtest.Turn, error) { return c.ToolResult("a_test.go") })
 
-	anthropic.FailNext(llmtest.RateLimited(30))
+	// A retry-after longer than the hold holds as long.
+	anthropic.FailNext(llmtest.RateLimited(600))
 	turn := r.turn(toZai, func() (*llmtest.Turn, error) { return c.Say("[tool] run them") })
 	assertAnsweredBy(t, turn, "zai")
-	if h := g.holds(); len(h) != 1 || h[0].Conversation != hashedSession(session) || h[0].Backend != "zai" {
-		t.Fatalf("holds after the 429: %+v, want the conversation's on zai", h)
-	}
+	g.assertHold(session, "zai", 10*time.Minute)
 	// The conversation holds on zai: its tool loop goes on there, and
 	// Anthropic is asked nothing.
 	r.turn(onZai, func() (*llmtest.Turn, error) { return c.ToolResult("PASS") })
@@ -52,6 +53,7 @@ func TestFailoverHoldsAndComesBack(t *testing.T) {
 	anthropic.FailNext(llmtest.Overloaded)
 	turn = r.turn(toZai, func() (*llmtest.Turn, error) { return c.Say("[tool] once more") })
 	assertAnsweredBy(t, turn, "zai")
+	g.assertHold(session, "zai", 5*time.Minute)
 	r.turn(onZai, func() (*llmtest.Turn, error) { return c.ToolResult("fine") })
 	r.turn(onZai, func() (*llmtest.Turn, error) { return c.Say("and now?") })
 	if n := g.endHolds("zai"); n != 1 {
