@@ -7,7 +7,6 @@ package gatewaytest
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -254,16 +253,10 @@ func (c *Caddy) Stats() (map[string]adminapi.RegistryStats, error) {
 	return readStats(c.client, c.admin)
 }
 
-// readStats reads GET /llm_thinking/stats from the admin API at admin.
+// readStats reads the registries of GET /llm_thinking/stats from the
+// admin API at admin.
 func readStats(client *http.Client, admin string) (map[string]adminapi.RegistryStats, error) {
-	resp, err := client.Get("http://" + admin + "/llm_thinking/stats")
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
 	var got adminapi.Stats
-	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
-		return nil, fmt.Errorf("decoding stats: %w", err)
-	}
-	return got.Registries, nil
+	err := adminJSON(client, http.MethodGet, "http://"+admin+adminapi.StatsPath, &got)
+	return got.Registries, err
 }

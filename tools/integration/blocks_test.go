@@ -41,6 +41,23 @@ func assertBlocks(t *testing.T, got, want []json.RawMessage) {
 	}
 }
 
+// signaturesOf returns the signatures of thinking blocks, "" for a
+// redacted one.
+func signaturesOf(t *testing.T, blocks []json.RawMessage) []string {
+	t.Helper()
+	sigs := make([]string, 0, len(blocks))
+	for _, b := range blocks {
+		var v struct {
+			Signature string `json:"signature"`
+		}
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatal(err)
+		}
+		sigs = append(sigs, v.Signature)
+	}
+	return sigs
+}
+
 // topLevel returns the top-level members of a request body.
 func topLevel(t *testing.T, body []byte) map[string]json.RawMessage {
 	t.Helper()

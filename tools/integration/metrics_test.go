@@ -123,10 +123,10 @@ func scrapeOnce(client *http.Client) (metricFamilies, error) {
 	return parser.TextToMetricFamilies(resp.Body)
 }
 
-// value returns the counter or gauge name{label="value"}, 0 when there is
-// no such series.
-func (f metricFamilies) value(name, label, value string) float64 {
-	m := f.series(name, label, value)
+// value returns the counter or gauge name{label="value",...}, the labels
+// given as name and value pairs; 0 when there is no such series.
+func (f metricFamilies) value(name string, labels ...string) float64 {
+	m := f.series(name, labels...)
 	switch {
 	case m == nil:
 		return 0
@@ -136,15 +136,26 @@ func (f metricFamilies) value(name, label, value string) float64 {
 	return m.GetGauge().GetValue()
 }
 
-func (f metricFamilies) series(name, label, value string) *dto.Metric {
+// series returns the series of name with every label of labels (name and
+// value pairs), or nil.
+func (f metricFamilies) series(name string, labels ...string) *dto.Metric {
 	for _, m := range f[name].GetMetric() {
-		for _, l := range m.GetLabel() {
-			if l.GetName() == label && l.GetValue() == value {
-				return m
-			}
+		if hasLabels(m.GetLabel(), labels) {
+			return m
 		}
 	}
 	return nil
+}
+
+// hasLabels reports whether have holds every label of want, name and value
+// pairs.
+func hasLabels(have []*dto.LabelPair, want []string) bool {
+	for i := 0; i+1 < len(want); i += 2 {
+		if !hasLabel(have, want[i], want[i+1]) {
+			return false
+		}
+	}
+	return true
 }
 
 // expectPersist checks the persistence counters of the registry.

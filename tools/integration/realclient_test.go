@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -198,17 +197,7 @@ func mainThreadSignatures(u *llmtest.Upstream) []string {
 // request body.
 func requestSignatures(t *testing.T, body []byte) []string {
 	t.Helper()
-	var sigs []string
-	for _, b := range thinkingBlocks(t, body) {
-		var v struct {
-			Signature string `json:"signature"`
-		}
-		if err := json.Unmarshal(b, &v); err != nil {
-			t.Fatal(err)
-		}
-		sigs = append(sigs, v.Signature)
-	}
-	return sigs
+	return signaturesOf(t, thinkingBlocks(t, body))
 }
 
 // lastMainRequest returns the last request of a Claude Code main thread u

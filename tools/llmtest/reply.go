@@ -18,6 +18,8 @@ type reply struct {
 	stopReason   string
 	inputTokens  int
 	outputTokens int
+	// cacheRead and cacheCreation are reported when set (see CountCache).
+	cacheRead, cacheCreation *int
 }
 
 // replyBlock is one content block of a reply. kind is the block type.

@@ -30,8 +30,10 @@ type messageJSON struct {
 }
 
 type usageJSON struct {
-	InputTokens  int `json:"input_tokens"`
-	OutputTokens int `json:"output_tokens"`
+	InputTokens              int  `json:"input_tokens"`
+	CacheCreationInputTokens *int `json:"cache_creation_input_tokens,omitempty"`
+	CacheReadInputTokens     *int `json:"cache_read_input_tokens,omitempty"`
+	OutputTokens             int  `json:"output_tokens"`
 }
 
 // message renders rep as a non-streaming response body.
@@ -40,7 +42,8 @@ func (rep *reply) message() messageJSON {
 		ID: rep.id, Type: "message", Role: "assistant", Model: rep.model,
 		Content:    []any{},
 		StopReason: &rep.stopReason,
-		Usage:      usageJSON{InputTokens: rep.inputTokens, OutputTokens: rep.outputTokens},
+		Usage: usageJSON{InputTokens: rep.inputTokens, CacheCreationInputTokens: rep.cacheCreation,
+			CacheReadInputTokens: rep.cacheRead, OutputTokens: rep.outputTokens},
 	}
 	for _, b := range rep.blocks {
 		m.Content = append(m.Content, b.full())

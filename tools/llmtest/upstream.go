@@ -58,6 +58,12 @@ type Upstream struct {
 	// serverRefusals are the refusals it answers in a server's own
 	// envelope (see RefuseAsServer).
 	serverRefusals map[string]ServerRefusal
+	// failures are the answers the next requests get instead (see
+	// FailNext).
+	failures []Failure
+	// cache counts prompt caching in the usage when not nil (see
+	// CountCache).
+	cache promptCache
 }
 
 // Received is one request as an Upstream saw it, with the answer it gave.
@@ -187,11 +193,14 @@ func (u *Upstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	u.received = append(u.received, rec)
 	u.seq++
 	requestID := fmt.Sprintf("req_%s_%d", u.name, u.seq)
+	failure, failed := u.nextFailure()
 	u.mu.Unlock()
 	w.Header().Set("Request-Id", requestID)
 
 	a := answer{u: u, w: w, r: r, rec: rec, requestID: requestID}
 	switch {
+	case failed:
+		a.failWith(failure)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
 		u.messages(a, body)
 	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages/count_tokens":
@@ -221,6 +230,9 @@ func (u *Upstream) messages(a answer, body []byte) {
 	}
 	u.responses++
 	rep := u.compose(req, u.responses, len(body)/4)
+	if u.cache != nil {
+		u.cache.count(rep, req, a.r.Header.Get("X-Claude-Code-Session-Id"), len(body)/4)
+	}
 	u.ledger.record(rep.blocks)
 	var h *hold
 	cut := 0
