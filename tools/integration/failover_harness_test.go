@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/failover"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/failover"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
 )
 
