@@ -151,9 +151,10 @@ type Stats struct {
 	Unobserved uint64 `json:"unobserved"`
 	// Collected counts what requests dropped without giving it back (a
 	// buffer, a body reader nobody closed), whose room came back only once
-	// Go's garbage collector found it unreachable. A route that never
-	// proxies a body it was handed leaves its reader unclosed; anything
-	// else is a path that forgets to give memory back.
+	// Go's garbage collector found it unreachable: the reader of a body
+	// that a route never proxied, or that reverse_proxy could not send
+	// (it leaves a body it did not read open when a dial fails, for a
+	// retry); a buffer dropped is a path that forgets to give memory back.
 	Collected uint64 `json:"collected"`
 }
 
