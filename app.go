@@ -23,8 +23,7 @@ func init() {
 //
 //	{
 //	    llm_thinking {
-//	        memory_budget  <size>
-//	        memory_reclaim on|off
+//	        memory_budget <size>
 //	    }
 //	}
 type App struct {
@@ -37,16 +36,10 @@ type App struct {
 	// small ones, and a body larger than half of that (112 MiB of 256 MiB)
 	// is refused with 413. Unset, 256 MiB, or half of GOMEMLIMIT when that
 	// is lower (Caddy sets GOMEMLIMIT from a container's memory limit).
+	// Room comes back as soon as a request lets go of its memory; the
+	// garbage that leaves is Go's to collect, on its own pacing: GOGC, and
+	// GOMEMLIMIT, which bounds the process's memory (see docs/memory.md).
 	MemoryBudget int64 `json:"memory_budget,omitempty"`
-
-	// MemoryReclaim, on by default, makes the budget ask Go for a garbage
-	// collection, and return the memory it freed to the operating system,
-	// while requests wait for room that buffers let go still hold: one
-	// collection at a time, paced, never on a request's goroutine. Off
-	// leaves both to Go's own pacing (GOGC, GOMEMLIMIT): measured on a
-	// flood of large uploads, peak memory then grows well past the budget
-	// and the waiting requests wait until Go collects, or get a 529.
-	MemoryReclaim *bool `json:"memory_reclaim,omitempty"`
 
 	memory *budget.Budget
 }
@@ -64,7 +57,7 @@ func (a *App) Provision(caddy.Context) error {
 	if err := a.Validate(); err != nil {
 		return err
 	}
-	a.memory = budget.Process.Configure(a, budget.Settings{Size: a.MemoryBudget, Reclaim: a.MemoryReclaim})
+	a.memory = budget.Process.Configure(a, budget.Settings{Size: a.MemoryBudget})
 	return nil
 }
 
@@ -94,8 +87,7 @@ func (a *App) Cleanup() error {
 // parseGlobalOption reads the llm_thinking global option:
 //
 //	llm_thinking {
-//	    memory_budget  <size>
-//	    memory_reclaim on|off
+//	    memory_budget <size>
 //	}
 func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 	d.Next() // the option's name
@@ -119,12 +111,6 @@ func parseGlobalOption(d *caddyfile.Dispenser, _ any) (any, error) {
 				return nil, d.Err(err.Error())
 			}
 			a.MemoryBudget = size
-		case "memory_reclaim":
-			on, err := option.OnOff(sub, val)
-			if err != nil {
-				return nil, d.Err(err.Error())
-			}
-			a.MemoryReclaim = &on
 		default:
 			return nil, d.Errf("unrecognized llm_thinking global option %q", sub)
 		}

@@ -23,7 +23,7 @@ func newMemoryCollector(stats func() budget.Stats) memoryCollector {
 		stats: stats,
 		limit: desc("memory_budget_bytes", "The memory budget: the most llm_thinking's buffers may hold at once, in the whole process."),
 		held: desc("memory_held_bytes",
-			"Memory llm_thinking's buffers hold now: in use by requests and answers, cached for reuse, or let go and not yet collected."),
+			"Memory llm_thinking's buffers hold now: in use by requests and answers, or cached for reuse."),
 		inUse: desc("memory_in_use_bytes", "Of the memory held, what requests and answers hold now."),
 		peak:  desc("memory_peak_bytes", "The most memory llm_thinking's buffers held at once since the process started."),
 		waits: desc("memory_waits_total", "Requests that waited for room in the memory budget."),

@@ -132,7 +132,7 @@ func (o *observer) sendWhole() {
 
 // rewriteJSON returns the rewritten JSON answer, and a function that gives
 // back the memory of the copy. Room for two copies is taken from the budget
-// while the rewriters work; the copy sent counts until Go collects it.
+// while the rewriters work; the copy sent counts until done gives it back.
 // Without room, or on a panic (a bug), the answer is left as it came.
 func (o *observer) rewriteJSON(body []byte) (out []byte, done func()) {
 	// The copy is a body of its own: room reserved, then the rewritten

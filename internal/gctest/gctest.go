@@ -1,6 +1,7 @@
-// Package gctest helps tests of memory that Go gives back only once it
-// collected what held it: the budget's buffers, the body readers nobody
-// closed. Test code only.
+// Package gctest helps tests of what happens only once Go collected
+// something: a buffer nobody gave back to the budget, a body reader nobody
+// closed, bytes a closed reader must not keep, the cache that follows Go's
+// cycles. Test code only.
 package gctest
 
 import (

@@ -20,7 +20,7 @@ var ErrBodyTooLarge = errors.New("request body exceeds max_body_size")
 // may go on reading a body after the round trip returned (an upstream that
 // answers early), and may open new readers through GetBody to retry. A
 // reader nobody closes (a route that never proxies the request) gives its
-// reference back once Go collects it.
+// reference back once Go collects it (counted in Stats.Collected).
 type Body struct {
 	t   *Ticket
 	buf []byte
@@ -234,13 +234,20 @@ func (b *Body) release() {
 func (b *Body) Reader() io.ReadCloser {
 	b.refs.Add(1)
 	r := &bodyReader{owner: b, size: len(b.buf)}
-	r.cleanup = runtime.AddCleanup(r, (*Body).release, b)
+	r.cleanup = runtime.AddCleanup(r, (*Body).dropped, b)
 	return r
+}
+
+// dropped drops the reference of a reader Go collected unclosed.
+func (b *Body) dropped() {
+	b.t.b.collected.Add(1)
+	b.release()
 }
 
 // bodyReader reads a body. Once closed it reaches the body no more: a
 // request that outlives its reading (an http.Response keeps its Request)
-// must not keep the buffer from being collected after it was given back.
+// must not keep the buffer from being collected after it was given back,
+// or memory the budget no longer counts would stay in use.
 // Read and Close may be called from different goroutines, as an HTTP
 // transport does.
 type bodyReader struct {

@@ -27,12 +27,14 @@ import (
 // to a slow upstream can take the process out of memory, and every other
 // site with it.
 //
-// A buffer counts from the moment it is allocated until Go's garbage
-// collector has freed it (a runtime cleanup says when), so that what the
-// budget bounds is memory: a buffer let go but not collected yet still
-// takes room. Buffers let go are kept for reuse while they fit in a small
-// cache (memory_cache.go), and a request that waits for room while some
-// awaits collection has a collection run (memory_wait.go).
+// A buffer counts from the moment it is allocated until its request gives
+// it back (Ticket.Put, a Body's last reference, Answer.Release), whether it
+// is then kept for reuse in a small cache (cache.go) or let go: the budget
+// admits by its own accounting, and a request never waits for Go's garbage
+// collector. What was let go and not collected yet is Go's to bound, as
+// all garbage is (GOGC, GOMEMLIMIT; see docs/memory.md). A buffer that a
+// request drops without giving it back counts until Go collects it (a
+// runtime cleanup gives its room back then; see lease.go).
 //
 // A request takes room as its body arrives, a buffer at a time (see
 // body.readFrom and Ticket), so a client that trickles its body holds
@@ -50,34 +52,27 @@ import (
 // each other, and memory is not held by requests that cannot go on.
 type Budget struct {
 	mu sync.Mutex
-	// limit bounds charged.
+	// limit bounds what is held: inUse and the cache's bytes.
 	limit int64
-	// charged counts every live buffer (in use, cached, or let go and not
-	// collected yet) and the room reserved for copies being made.
-	charged int64
-	// inUse is what requests hold of charged: buffers and reservations.
+	// inUse is what requests hold: buffers, and room reserved for copies
+	// being made.
 	inUse int64
 	peak  int64
 	cache bufferCache
+	// leases are the buffers requests hold and those cached, by address.
+	leases map[uintptr]*lease
 	// waiters are the requests waiting for room, oldest request first.
 	waiters []*waiter
 	// givingWay is what the requests told to give way still hold: room on
 	// its way back.
 	givingWay int64
-	// collecting is set while a collection asked for runs; letGo, when
-	// buffers were let go since the last one started.
-	collecting bool
-	letGo      bool
-	// wake ends a pause of the collecting when more was let go.
-	wake chan struct{}
 	// waitsSeen is waits as the last garbage collection saw it (see cycle).
 	waitsSeen uint64
 
-	requests                                   atomic.Uint64 // tickets issued: their age
-	waits, overloaded, unobserved, collections atomic.Uint64
-	limitNow                                   atomic.Int64 // limit, read without the lock
-	closed                                     atomic.Bool  // see Close
-	noReclaim                                  atomic.Bool  // see SetReclaim
+	requests                                 atomic.Uint64 // tickets issued: their age
+	waits, overloaded, unobserved, collected atomic.Uint64
+	limitNow                                 atomic.Int64 // limit, read without the lock
+	closed                                   atomic.Bool  // see Close
 }
 
 // Errors of a request that found no room.
@@ -95,7 +90,8 @@ var (
 
 // New returns a budget of limit bytes.
 func New(limit int64) *Budget {
-	b := &Budget{limit: limit, wake: make(chan struct{}, 1)}
+	b := &Budget{limit: limit, leases: make(map[uintptr]*lease)}
+	b.cache.drop = b.forget
 	b.limitNow.Store(limit)
 	b.watchCycles()
 	return b
@@ -111,13 +107,6 @@ func (b *Budget) SetLimit(limit int64) {
 	b.dispatch()
 }
 
-// SetReclaim says whether the budget, while requests wait for room that
-// buffers let go still hold, asks Go for a collection and returns the freed
-// memory to the operating system (see collect): on by default. Off, the
-// room comes back when Go collects on its own pacing (GOGC, GOMEMLIMIT),
-// and requests may wait until memory_wait runs out meanwhile.
-func (b *Budget) SetReclaim(on bool) { b.noReclaim.Store(!on) }
-
 // Limit returns the limit.
 func (b *Budget) Limit() int64 { return b.limitNow.Load() }
 
@@ -131,6 +120,10 @@ func (b *Budget) Close() {
 	b.cache.trim(0)
 }
 
+// held is what the budget counts: the buffers and room requests hold, and
+// the buffers cached. Called with b.mu held.
+func (b *Budget) held() int64 { return b.inUse + b.cache.bytes }
+
 // cacheLimit bounds the buffers kept for reuse: an eighth of the budget,
 // at most maxCacheBytes.
 func (b *Budget) cacheLimit() int64 { return min(b.limit/8, maxCacheBytes) }
@@ -140,9 +133,8 @@ func (b *Budget) cacheLimit() int64 { return min(b.limit/8, maxCacheBytes) }
 type Stats struct {
 	// Budget is the limit on held.
 	Budget int64 `json:"budget"`
-	// Held is what llm_thinking's buffers take now: in use, cached for
-	// reuse, or let go and not yet freed by Go's garbage collector; with
-	// the room reserved for copies being made.
+	// Held is what llm_thinking's buffers take now: in use or cached for
+	// reuse, with the room reserved for copies being made.
 	Held int64 `json:"held"`
 	// InUse is what requests and answers hold of it.
 	InUse int64 `json:"in_use"`
@@ -157,19 +149,20 @@ type Stats struct {
 	// Unobserved counts answers passed to the client unread for lack of
 	// room (their blocks stay unknown).
 	Unobserved uint64 `json:"unobserved"`
-	// Collections counts garbage collections run to free room.
-	Collections uint64 `json:"collections"`
-	// Reclaim says whether the budget asks for those collections (see
-	// SetReclaim).
-	Reclaim bool `json:"reclaim"`
+	// Collected counts what requests dropped without giving it back (a
+	// buffer, a body reader nobody closed), whose room came back only once
+	// Go's garbage collector found it unreachable: the reader of a body
+	// that a route never proxied, or that reverse_proxy could not send
+	// (it leaves a body it did not read open when a dial fails, for a
+	// retry); a buffer dropped is a path that forgets to give memory back.
+	Collected uint64 `json:"collected"`
 }
 
 // Stats returns what the budget holds and has counted.
 func (b *Budget) Stats() Stats {
 	b.mu.Lock()
-	s := Stats{Budget: b.limit, Held: b.charged, InUse: b.inUse, Cached: b.cache.bytes, Peak: b.peak}
+	s := Stats{Budget: b.limit, Held: b.held(), InUse: b.inUse, Cached: b.cache.bytes, Peak: b.peak}
 	b.mu.Unlock()
-	s.Waits, s.Overloaded, s.Unobserved, s.Collections = b.waits.Load(), b.overloaded.Load(), b.unobserved.Load(), b.collections.Load()
-	s.Reclaim = !b.noReclaim.Load()
+	s.Waits, s.Overloaded, s.Unobserved, s.Collected = b.waits.Load(), b.overloaded.Load(), b.unobserved.Load(), b.collected.Load()
 	return s
 }

@@ -56,11 +56,14 @@ func classOf(capacity int) (int, bool) {
 	return bits.Len(uint(capacity)) - bits.Len(uint(minBuffer)), true
 }
 
-// bufferCache keeps buffers let go for reuse, by size. It is guarded by the
-// budget's lock, which counts what it holds.
+// bufferCache keeps buffers given back for reuse, by size. It is guarded by
+// the budget's lock, which counts what it holds.
 type bufferCache struct {
 	classes [bufferClasses][][]byte
 	bytes   int64
+	// drop lets go of a buffer the cache no longer keeps (see
+	// Budget.forget).
+	drop func([]byte)
 	// idleCycles counts, per size, the garbage collections since a buffer
 	// was last taken of it (see idle).
 	idleCycles [bufferClasses]uint8
@@ -76,7 +79,8 @@ func (c *bufferCache) take(need int) []byte { return c.takeUpTo(need, reach) }
 
 // takeAny removes and returns the smallest cached buffer of at least need
 // bytes, however much larger, or nil: a request waiting for room is better
-// served by a buffer larger than it needs than by a collection.
+// served by a buffer larger than it needs than by the cache let go to make
+// room for a new one.
 func (c *bufferCache) takeAny(need int) []byte { return c.takeUpTo(need, bufferClasses) }
 
 // takeUpTo removes and returns the smallest cached buffer of at least need
@@ -118,7 +122,7 @@ func (c *bufferCache) idle() {
 	for k := range c.classes {
 		if c.idleCycles[k] = min(c.idleCycles[k]+1, 2); c.idleCycles[k] == 2 {
 			for len(c.classes[k]) > 0 {
-				c.remove(k)
+				c.drop(c.remove(k))
 			}
 		}
 	}
@@ -136,16 +140,13 @@ func (c *bufferCache) add(buf []byte) bool {
 }
 
 // trim lets go of the largest buffers until the cache holds at most limit
-// bytes, and reports whether it let go of any.
-func (c *bufferCache) trim(limit int64) bool {
-	trimmed := false
+// bytes.
+func (c *bufferCache) trim(limit int64) {
 	for k := bufferClasses - 1; k >= 0 && c.bytes > limit; k-- {
 		for len(c.classes[k]) > 0 && c.bytes > limit {
-			c.remove(k)
-			trimmed = true
+			c.drop(c.remove(k))
 		}
 	}
-	return trimmed
 }
 
 // evict lets go of the largest buffers until n bytes or all are gone.
@@ -167,9 +168,9 @@ type cycleSentinel [64]byte
 // through the last two garbage collections, as sync.Pool does: an idle
 // gateway does not keep the buffers of its last burst, nor a busy one sizes
 // it no longer needs. Not under pressure, when requests waited for room
-// since the last collection: a buffer cached then serves better than one
-// collected (and collections come fast, the budget asking for them). It
-// runs once per collection.
+// since the last collection: a buffer cached then serves a waiter as it
+// is, and the cache is let go for them anyway when it is in their way
+// (see dispatch). It runs once per collection.
 func (b *Budget) cycle() {
 	b.mu.Lock()
 	if waits := b.waits.Load(); waits == b.waitsSeen && len(b.waiters) == 0 {
@@ -184,8 +185,4 @@ func (b *Budget) cycle() {
 }
 
 // trimCache lets go of cached buffers past the cache's bound.
-func (b *Budget) trimCache() {
-	if b.cache.trim(b.cacheLimit()) {
-		b.letGo = true
-	}
-}
+func (b *Budget) trimCache() { b.cache.trim(b.cacheLimit()) }

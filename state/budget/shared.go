@@ -13,8 +13,7 @@ var Process = NewShared()
 
 // Shared is a budget and the modules that use it: the llm_thinking
 // handlers and the transports use it, the global option (the llm_thinking
-// app) sets it up (see Settings); without the option it is Default, and
-// reclaims memory.
+// app) sets it up (see Settings); without the option it is Default.
 type Shared struct {
 	mu     sync.Mutex
 	budget *Budget
@@ -24,11 +23,10 @@ type Shared struct {
 // NewShared returns a shared budget nobody uses yet.
 func NewShared() *Shared { return &Shared{users: make(map[any]*Settings)} }
 
-// Settings are the global option's: the budget's size (0 for the
-// default) and whether it reclaims memory (nil for the default, on).
+// Settings are the global option's: the budget's size, 0 for the
+// default.
 type Settings struct {
-	Size    int64
-	Reclaim *bool
+	Size int64
 }
 
 // Join records user, and returns the budget.
@@ -65,22 +63,16 @@ func (m *Shared) Leave(user any) {
 	m.apply()
 }
 
-// apply sets the budget's limit and reclaiming from the global option's
-// settings. Two configs live at once during a reload: the larger size
-// holds until the old one leaves.
+// apply sets the budget's limit from the global option's settings. Two
+// configs live at once during a reload: the larger size holds until the
+// old one leaves.
 func (m *Shared) apply() {
 	var size int64
-	reclaim := true
 	for _, s := range m.users {
-		if s == nil {
-			continue
-		}
-		size = max(size, s.Size)
-		if s.Reclaim != nil && !*s.Reclaim {
-			reclaim = false
+		if s != nil {
+			size = max(size, s.Size)
 		}
 	}
-	m.budget.SetReclaim(reclaim)
 	if size > 0 {
 		m.budget.SetLimit(size)
 	} else {
@@ -95,7 +87,7 @@ func (m *Shared) Stats() Stats {
 	b := m.budget
 	m.mu.Unlock()
 	if b == nil {
-		return Stats{Budget: Default(), Reclaim: true}
+		return Stats{Budget: Default()}
 	}
 	return b.Stats()
 }

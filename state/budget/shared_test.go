@@ -39,24 +39,3 @@ func TestTheGlobalOptionSetsTheSize(t *testing.T) {
 		t.Fatalf("a budget closed changed its limit: %d", kept.Stats().Budget)
 	}
 }
-
-// TestTheGlobalOptionTurnsReclaimingOff: only the global option says
-// whether the budget reclaims memory; on unless it says off.
-func TestTheGlobalOptionTurnsReclaimingOff(t *testing.T) {
-	m := NewShared()
-	off := false
-	h, app := new(int), new(int)
-	m.Join(h)
-	reclaims := func() bool { return m.Stats().Reclaim }
-	if !reclaims() {
-		t.Fatal("reclaiming is off by default")
-	}
-	m.Configure(app, Settings{Reclaim: &off})
-	if reclaims() {
-		t.Fatal("the global option did not turn reclaiming off")
-	}
-	m.Leave(app)
-	if !reclaims() {
-		t.Fatal("reclaiming stayed off once the option went")
-	}
-}

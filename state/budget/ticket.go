@@ -2,9 +2,7 @@ package budget
 
 import (
 	"context"
-	"runtime"
 	"time"
-	"unsafe"
 )
 
 // Ticket is one request's account with the budget: what it holds,
@@ -71,19 +69,18 @@ func (t *Ticket) Buffer(want, need int, wait bool) ([]byte, error) {
 		if buf == nil {
 			buf = b.cache.take(need)
 		}
-		if buf == nil && b.charged+size > b.room(l) {
+		if buf == nil && b.held()+size > b.room(l) {
 			buf = b.cache.takeAny(need) // without room, a larger buffer serves better than none
 		}
 		if buf != nil {
-			b.use(t, charge(cap(buf)))
+			b.hand(buf, t)
 			b.mu.Unlock()
 			return buf, nil
 		}
-		if b.charged+size <= b.room(l) {
-			b.charged += size
+		if b.held()+size <= b.room(l) {
 			b.use(t, size)
 			b.mu.Unlock()
-			return b.allocate(size), nil
+			return b.allocate(t, size), nil
 		}
 	}
 	if !wait {
@@ -99,7 +96,7 @@ func (t *Ticket) Buffer(want, need int, wait bool) ([]byte, error) {
 	if w.buf != nil {
 		return w.buf, nil
 	}
-	return b.allocate(size), nil
+	return b.allocate(t, size), nil
 }
 
 // Reserve takes n bytes of room for a copy that another package allocates
@@ -112,8 +109,7 @@ func (t *Ticket) Reserve(n int64, wait bool) error {
 		b.mu.Unlock()
 		return ErrBeyondBudget
 	}
-	if b.first(t, l) && b.charged+n <= b.room(l) {
-		b.charged += n
+	if b.first(t, l) && b.held()+n <= b.room(l) {
 		b.use(t, n)
 		b.mu.Unlock()
 		return nil
@@ -133,26 +129,24 @@ func (t *Ticket) Unreserve(n int64) {
 	b := t.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.charged -= n
 	b.unuse(t, n)
 	b.dispatch()
 }
 
 // Adopt makes buf, which another package allocated, a buffer of the
 // request, counted in place of the reserved room: exactly as from then on,
-// until Go collects it. A copy larger than the room reserved is counted
-// whole, even past the limit: it exists already.
+// until the request gives it back. A copy larger than the room reserved is
+// counted whole, even past the limit: it exists already.
 func (t *Ticket) Adopt(buf []byte, reserved int64) {
 	b := t.b
 	size := charge(cap(buf))
 	b.mu.Lock()
-	b.charged += size - reserved
 	b.use(t, size-reserved)
+	b.lease(buf, t, size)
 	if size < reserved {
 		b.dispatch()
 	}
 	b.mu.Unlock()
-	runtime.AddCleanup(unsafe.SliceData(buf), b.collected, size)
 }
 
 // Grow returns a buffer from Buffer(want, need, wait) holding old's bytes,
@@ -169,19 +163,26 @@ func (t *Ticket) Grow(old []byte, want, need int, wait bool) ([]byte, error) {
 	return buf, nil
 }
 
-// Put gives back a buffer the request is done with: it is cached for reuse,
-// or let go until Go collects it.
+// Put gives back a buffer the request is done with, and its room with it
+// at once: the buffer is cached for reuse, or let go for Go to collect. A
+// buffer the budget does not count (not its own, or given back already) is
+// left alone.
 func (t *Ticket) Put(buf []byte) {
 	b := t.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.unuse(t, charge(cap(buf)))
+	l := b.leases[addressOf(buf)]
+	if l == nil || l.t == nil {
+		return
+	}
+	b.unuse(l.t, l.size)
+	l.t = nil
 	if !b.cache.add(buf) {
-		b.letGo = true
+		b.forget(buf)
 	}
 	b.dispatch()
 	if len(b.waiters) == 0 {
-		b.trimCache() // under pressure, a buffer cached serves better than one collected
+		b.trimCache() // under pressure, a buffer cached may serve a waiter as it is
 	}
 }
 
@@ -201,7 +202,7 @@ func (t *Ticket) Finishing() {
 func (b *Budget) use(t *Ticket, n int64) {
 	t.held += n
 	b.inUse += n
-	b.peak = max(b.peak, b.charged)
+	b.peak = max(b.peak, b.held())
 }
 
 // unuse counts n bytes t no longer holds.
@@ -211,20 +212,4 @@ func (b *Budget) unuse(t *Ticket, n int64) {
 		b.givingWay -= n
 		t.gaveWay = t.held > 0
 	}
-}
-
-// allocate returns a new empty buffer of size bytes, already counted, and
-// has Go's collector give its room back once it is unreachable.
-func (b *Budget) allocate(size int64) []byte {
-	buf := make([]byte, 0, size)
-	runtime.AddCleanup(unsafe.SliceData(buf), b.collected, size)
-	return buf
-}
-
-// collected gives back the room of a buffer Go has freed.
-func (b *Budget) collected(size int64) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.charged -= size
-	b.dispatch()
 }

@@ -3,7 +3,6 @@ package budget
 import (
 	"context"
 	"errors"
-	"runtime/debug"
 	"slices"
 	"time"
 )
@@ -38,7 +37,8 @@ func (b *Budget) dequeue(i int) *waiter {
 }
 
 // dispatch serves the waiters that room allows, oldest first. When the
-// oldest cannot be served it makes room come (see unblock). Called with
+// oldest cannot be served, the cached buffers are let go for it, and if
+// that is not enough, later waiters give way (see giveWay). Called with
 // b.mu held, after anything that may have made room.
 func (b *Budget) dispatch() {
 	for len(b.waiters) > 0 {
@@ -49,45 +49,33 @@ func (b *Budget) dispatch() {
 		switch {
 		case w.buf != nil:
 			b.dequeue(0)
-			b.use(w.t, charge(cap(w.buf)))
-		case b.charged+w.size <= b.room(w.lane):
-			b.charged += w.size
+			b.hand(w.buf, w.t)
+		case b.held()+w.size <= b.room(w.lane):
 			b.dequeue(0)
 			b.use(w.t, w.size)
+		case b.missing(w) > 0 && b.cache.bytes > 0:
+			b.cache.evict(b.missing(w))
+			continue
 		default:
-			b.unblock()
+			b.giveWay(w)
 			return
 		}
 		w.done <- nil
 	}
 }
 
-// unblock makes room come for the first waiter, which room does not allow:
-// cached buffers are let go and collected, and, for what that and the
-// requests giving way already will not free, later waiters that hold
-// bytes give way, youngest first; finishing ones never do.
-func (b *Budget) unblock() {
-	head := b.waiters[0]
-	missing := func() int64 {
-		return b.charged + head.size - b.room(head.lane) - b.awaitingCollection() - b.givingWay
-	}
-	if m := missing(); m > 0 && b.cache.bytes > 0 {
-		b.cache.evict(m)
-		b.letGo = true
-	}
-	if b.letGo && b.collecting {
-		select { // a collection pausing (see collect) runs again at once
-		case b.wake <- struct{}{}:
-		default:
-		}
-	}
-	if b.letGo && !b.collecting && !b.noReclaim.Load() {
-		b.letGo = false
-		b.collecting = true
-		b.collections.Add(1)
-		go b.collect()
-	}
-	for i := len(b.waiters) - 1; i > 0 && missing() > 0; i-- {
+// missing is the room the first waiter, head, lacks beyond what the
+// requests giving way will give back. Called with b.mu held.
+func (b *Budget) missing(head *waiter) int64 {
+	return b.held() + head.size - b.room(head.lane) - b.givingWay
+}
+
+// giveWay makes room come for the first waiter, head, which room does not
+// allow when the cache is let go: later waiters that hold bytes give way,
+// youngest first, until what they give back would serve it; finishing
+// ones never do.
+func (b *Budget) giveWay(head *waiter) {
+	for i := len(b.waiters) - 1; i > 0 && b.missing(head) > 0; i-- {
 		if w := b.waiters[i]; w.t.held > 0 && !w.t.finishing {
 			b.dequeue(i)
 			w.t.gaveWay = true
@@ -96,87 +84,6 @@ func (b *Budget) unblock() {
 		}
 	}
 }
-
-// collect runs a garbage collection, so that the buffers let go are freed
-// and their room given back (by their cleanups), again while more were let
-// go meanwhile and requests still wait. It also returns the freed memory to
-// the operating system: Go keeps freed pages mapped for reuse, and buffers
-// of sizes from 4 KiB to tens of MiB do not fit each other's holes.
-//
-// It runs only under pressure, when a request waits for room that buffers
-// let go hold, in a goroutine of its own, one at a time, paced (below): a
-// request never collects. Measured with the overhead tool's flood (24
-// uploads of 27 MiB at once to a slow upstream, budget 256 MiB): with it,
-// peak RSS 312 MiB; collecting without returning memory, 356 MiB; without
-// either, the waiting requests wait for Go's own pacing, and the flood did
-// not get through in 15 minutes (with it, in about a minute and a half). The operator may turn it off (SetReclaim, the global
-// option memory_reclaim).
-//
-// A buffer let go may still be reachable when the collection runs (its
-// request is returning), and its cleanup runs a moment after it: while
-// requests wait and room let go has not come back, collect looks again
-// after a pause that doubles up to maxCollectPause (ended at once when more
-// is let go). So a waiter never waits on a collection Go would not run by
-// itself (a large heap is collected seldom), and a buffer that stays
-// reachable costs a collection now and then, not a loop of them.
-func (b *Budget) collect() {
-	pause := firstCollectPause
-	for {
-		debug.FreeOSMemory()
-		if b.collectAgain() {
-			continue
-		}
-		timer := time.NewTimer(pause)
-		select {
-		case <-timer.C:
-			pause = min(2*pause, maxCollectPause)
-		case <-b.wake:
-			timer.Stop()
-		}
-		if !b.collectAgain() && !b.stillAwaiting() {
-			return
-		}
-	}
-}
-
-// The pauses of collect between collections while what was let go does
-// not come back.
-const (
-	firstCollectPause = 5 * time.Millisecond
-	maxCollectPause   = 500 * time.Millisecond
-)
-
-// collectAgain reports whether more was let go since the last collection
-// while requests wait, and counts the collection it calls for.
-func (b *Budget) collectAgain() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if !b.letGo || len(b.waiters) == 0 {
-		return false
-	}
-	b.letGo = false
-	b.collections.Add(1)
-	return true
-}
-
-// stillAwaiting reports whether requests still wait while room let go has
-// not come back, counting the collection that calls for; when not, the
-// collecting is over.
-func (b *Budget) stillAwaiting() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if len(b.waiters) == 0 || b.awaitingCollection() <= 0 {
-		b.collecting = false
-		b.dispatch()
-		return false
-	}
-	b.collections.Add(1)
-	return true
-}
-
-// awaitingCollection is the room of buffers let go that Go has not freed
-// yet. Called with b.mu held.
-func (b *Budget) awaitingCollection() int64 { return b.charged - b.inUse - b.cache.bytes }
 
 // await waits until w is served, its request's memory_wait is spent, its
 // client is gone, or it must give way.

@@ -3,12 +3,9 @@ package budget
 import (
 	"context"
 	"errors"
-	"fmt"
 	"runtime"
 	"testing"
 	"time"
-
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/gctest"
 )
 
 // taken is the outcome of take.
@@ -178,76 +175,50 @@ func TestBudgetWaitersGiveWayToOlderOnes(t *testing.T) {
 	}
 }
 
-// TestBudgetCollectsWhatWasLetGo: room taken by buffers let go but not yet
-// collected comes back through a collection the waiter makes run.
-func TestBudgetCollectsWhatWasLetGo(t *testing.T) {
-	b := New(16 << 20)
+// TestBudgetGivesRoomBackAtOnce: a buffer given back gives its room back
+// at once, cached or not, while it is still reachable (its request
+// returning): a request waiting for that room is served then, not once Go
+// collects the buffer.
+func TestBudgetGivesRoomBackAtOnce(t *testing.T) {
+	b := New(16 << 20) // large requests may fill 14 MiB of it
 	holder := b.Ticket(context.Background(), time.Minute)
 	buf, err := holder.Buffer(12<<20, 12<<20, true) // too large to be cached
 	if err != nil {
 		t.Fatal(err)
 	}
-	holder.Put(buf)
-	buf = nil
-	if s := b.Stats(); s.Held != 12<<20 || s.InUse != 0 {
-		t.Fatalf("after letting go: %+v", s)
-	}
-	waiter := b.Ticket(context.Background(), 10*time.Second)
-	if _, err := waiter.Buffer(8<<20, 8<<20, true); err != nil {
-		t.Fatalf("the waiter: %v", err)
-	}
-	if s := b.Stats(); s.Collections == 0 || s.Waits != 1 || s.InUse != 8<<20 {
-		t.Fatalf("stats %+v", s)
-	}
-}
-
-// TestBudgetCollectsAgainWhatWasStillReachable: a buffer let go that is
-// still reachable when the collection runs (its request returning) gives
-// its room back through a later collection, long before the waiter's
-// memory_wait, not through one Go might run much later by itself.
-func TestBudgetCollectsAgainWhatWasStillReachable(t *testing.T) {
-	b := New(16 << 20)
-	holder := b.Ticket(context.Background(), time.Minute)
-	buf, err := holder.Buffer(12<<20, 12<<20, true) // too large to be cached
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := gcCount()
-	holder.Put(buf)
-	waiter := b.Ticket(context.Background(), 30*time.Second)
+	waiter := b.Ticket(context.Background(), time.Minute)
 	got := take(waiter, 8<<20)
 	awaitWaiters(t, b, 1)
-	// Two collections see buf still reachable: the one the waiter made
-	// run, and (that one failing to give room back) the next.
-	deadline := time.Now().Add(10 * time.Second)
-	for gcCount() < before+2 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d garbage collections ran while the waiter waited, want 2", gcCount()-before)
-		}
-		time.Sleep(time.Millisecond)
+	holder.Put(buf)
+	r := <-got
+	if r.err != nil {
+		t.Fatalf("the waiter: %v", r.err)
 	}
-	runtime.KeepAlive(buf)
-	buf = nil
-	start := time.Now()
-	select {
-	case r := <-got:
-		if r.err != nil {
-			t.Fatalf("the waiter: %v", r.err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the waiter still waits 20s after the buffer became unreachable")
+	runtime.KeepAlive(buf) // reachable all along: no collection gave its room back
+	if s := b.Stats(); s.Held != 8<<20 || s.InUse != 8<<20 || s.Waits != 1 || s.Collected != 0 {
+		t.Fatalf("stats %+v, want the waiter's 8 MiB held alone", s)
 	}
-	if s := b.Stats(); s.Collections < 2 || s.InUse != 8<<20 {
-		t.Fatalf("stats %+v", s)
-	}
-	t.Logf("served %v after the buffer became unreachable", time.Since(start))
-}
 
-// gcCount is how many garbage collections the process completed.
-func gcCount() uint32 {
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.NumGC
+	// A buffer cached counts as cached; when a waiter needs its room and
+	// cannot use it, it is let go at once.
+	small, err := holder.Buffer(1<<20, 1<<20, true) // the cache keeps up to 2 MiB
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder.Put(small)
+	if s := b.Stats(); s.Held != 9<<20 || s.Cached != 1<<20 || s.InUse != 8<<20 {
+		t.Fatalf("stats %+v, want 1 MiB cached beside the 8 in use", s)
+	}
+	if err := b.Ticket(context.Background(), time.Minute).Reserve(6<<20, true); err != nil {
+		t.Fatalf("a reservation the cache was in the way of: %v", err)
+	}
+	runtime.KeepAlive(small)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if held := b.held(); held != 14<<20 || b.cache.bytes != 0 || len(b.leases) != 1 || b.waits.Load() != 2 {
+		t.Fatalf("held %d, cached %d, %d buffers leased, %d waits: want 14 MiB held, nothing cached, the waiter's buffer leased",
+			held, b.cache.bytes, len(b.leases), b.waits.Load())
+	}
 }
 
 // TestBudgetReservationWaitsForRoom: room reserved for a copy larger than
@@ -282,41 +253,6 @@ func TestBudgetReservationWaitsForRoom(t *testing.T) {
 	if s := b.Stats(); s.InUse != 13<<20 || s.Waits != 2 {
 		t.Fatalf("stats %+v, want 13 MiB in use after 2 waits", s)
 	}
-}
-
-// TestBudgetWithoutReclaimLeavesCollectingToGo: with reclaiming off, the
-// room let go comes back only when Go collects on its own: the budget asks
-// for no collection (the waiter is served only if Go ran one meanwhile),
-// and a waiter is served once one ran.
-func TestBudgetWithoutReclaimLeavesCollectingToGo(t *testing.T) {
-	b := New(16 << 20)
-	b.SetReclaim(false)
-	holder := b.Ticket(context.Background(), time.Minute)
-	buf, err := holder.Buffer(12<<20, 12<<20, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	holder.Put(buf)
-	buf = nil
-	waiter := b.Ticket(context.Background(), 50*time.Millisecond)
-	got, err := waiter.Buffer(8<<20, 8<<20, true)
-	switch {
-	case err == nil:
-		waiter.Put(got)
-	case !errors.Is(err, ErrOverloaded):
-		t.Fatalf("a waiter without reclaiming: %v", err)
-	}
-	if s := b.Stats(); s.Collections != 0 || s.Reclaim {
-		t.Fatalf("the budget asked for %d collections with reclaiming off (stats %+v)", s.Collections, s)
-	}
-	// Room for a large request of 8 MiB: 6 MiB held at most of the 14
-	// large requests may fill.
-	gctest.Until(t, func() bool { return b.Stats().Held <= 6<<20 }, func() string { return fmt.Sprintf("held %d after collections", b.Stats().Held) })
-	got, err = b.Ticket(context.Background(), time.Second).Buffer(8<<20, 8<<20, true)
-	if err != nil {
-		t.Fatalf("after Go collected: %v", err)
-	}
-	_ = got
 }
 
 // TestAFinishingRequestGoesFirstAndNeverGivesWay: a request holding its

@@ -78,6 +78,7 @@ func hostileFlood(t *testing.T, g *gateway, path string, body []byte) *floodResu
 	if after.Peak > floodBudget {
 		t.Errorf("the budget held %d bytes at its peak, past its %d", after.Peak, floodBudget)
 	}
+	givenBack(t, before, after)
 	t.Logf("%d x %d KiB to %s: %d answered, %d refused 413, %d overloaded; heap %d MiB before, peak +%d MiB (budget %d MiB); %d waits",
 		hostileClients, len(body)>>10, path, flood.ok.Load(), flood.tooLarge.Load(), flood.overloaded.Load(),
 		heap.base>>20, grown>>20, floodBudget>>20, after.Waits-before.Waits)
@@ -147,6 +148,7 @@ func TestLargeBodiesThroughTheTransport(t *testing.T) {
 	g, slow := transportGateway(t)
 	body := messagesBody(floodBody)
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: time.Minute}
+	before := memoryStats(t)
 	heap := heapDuringFlood(t)
 	f := floodResult{translated: true}
 	var wg sync.WaitGroup
@@ -162,6 +164,7 @@ func TestLargeBodiesThroughTheTransport(t *testing.T) {
 	if after.Peak > floodBudget {
 		t.Errorf("the budget held %d bytes at its peak, past its %d", after.Peak, floodBudget)
 	}
+	givenBack(t, before, after)
 	if _, complete, _ := slow.Received(); complete != int(f.ok.Load()) {
 		t.Errorf("the upstream read %d bodies whole, the clients got %d answers", complete, f.ok.Load())
 	}

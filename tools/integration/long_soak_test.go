@@ -139,9 +139,9 @@ func TestLongSoak(t *testing.T) {
 	unloaded := baseline{m.HeapAlloc, runtime.NumGoroutine()}
 	idle := memoryStats(t)
 	t.Logf("long soak: %v, %d rounds, %d conversation requests, %d switches, %d reloads; flood: %d uploads answered; "+
-		"registry: %d blocks, %d conversations; budget peak %d MiB of %d MiB, %d waits, %d 529s, %d collections",
+		"registry: %d blocks, %d conversations; budget peak %d MiB of %d MiB, %d waits, %d 529s, %d collected",
 		elapsed.Round(time.Second), rounds, requests, switches, reloads.Load(), flood.ok.Load(),
-		stats.Blocks, stats.Conversations, memory.Peak>>20, memory.Budget>>20, memory.Waits, memory.Overloaded, memory.Collections)
+		stats.Blocks, stats.Conversations, memory.Peak>>20, memory.Budget>>20, memory.Waits, memory.Overloaded, memory.Collected)
 	t.Logf("heap: %.1f MiB before, peak %.1f MiB, %.1f MiB after with the registry loaded, %.1f MiB once unloaded "+
 		"(the budget holding %d KiB); goroutines: %d before, %d after, %d once unloaded",
 		mib(base.HeapAlloc), mib(heapPeak), mib(loaded.heap), mib(unloaded.heap), idle.Held>>10,

@@ -17,6 +17,9 @@ type gateway struct {
 	// "" for none. llm_thinking's gateway sends the translated loads
 	// through their transports besides (see apis).
 	proxy string
+	// memoryBudget is llm_thinking's global option memory_budget, ""
+	// for its default.
+	memoryBudget string
 }
 
 // Indexes of the gateways, in gateways and in everything measured of them.
@@ -49,7 +52,11 @@ func (g gateway) rewrites() bool { return g.handler != "" }
 // and /debug/pprof, and only errors logged.
 func (g gateway) caddyfile(sitePort, adminPort int, upstream string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "{\n\tadmin 127.0.0.1:%d\n\tpersist_config off\n\tauto_https off\n\tlog {\n\t\tlevel ERROR\n\t}\n}\n", adminPort)
+	fmt.Fprintf(&b, "{\n\tadmin 127.0.0.1:%d\n\tpersist_config off\n\tauto_https off\n\tlog {\n\t\tlevel ERROR\n\t}\n", adminPort)
+	if g.memoryBudget != "" {
+		fmt.Fprintf(&b, "\tllm_thinking {\n\t\tmemory_budget %s\n\t}\n", g.memoryBudget)
+	}
+	b.WriteString("}\n")
 	fmt.Fprintf(&b, "http://127.0.0.1:%d {\n", sitePort)
 	if g.handler != "" {
 		fmt.Fprintf(&b, "\t%s\n", g.handler)

@@ -60,6 +60,7 @@ func main() {
 	profiles := flag.String("profile", "", "write a CPU profile of each gateway and load, taken in the first round, to this directory; with -flood, a heap profile of llm_thinking at about its peak in each flood")
 	check := flag.Bool("check", false, "exit with status 1 when a target is missed")
 	flood := flag.String("flood", "", "measure the peak memory of floods to a slow upstream instead, and a normal request's latency meanwhile: all, or a comma-separated list of large, tiny-thinking, tiny-text-transport, count-tokens-transport, large-transport")
+	memoryBudget := flag.String("memory-budget", "", "with -flood, the llm_thinking global option memory_budget (256MiB); unset, the default, which follows GOMEMLIMIT down")
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("llm-thinking-overhead: ")
@@ -69,7 +70,7 @@ func main() {
 				log.Fatal(err)
 			}
 		}
-		results, err := runFloods(*caddy, *flood, *profiles)
+		results, err := runFloods(*caddy, *flood, *profiles, *memoryBudget)
 		if err != nil {
 			log.Fatal(err)
 		}
