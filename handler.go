@@ -317,16 +317,13 @@ func thinkingConfig(body []byte) []byte {
 // setBody puts the planned body on the request: the body read, in, when
 // unchanged, else the rewritten one, which the plan wrote into out (or
 // allocated, for out to adopt). An unused out gives its room back at once.
-// It returns the request to pass on, which carries t and the body for a
-// transport of ours (see budget.Carry), and what the transport must know
-// of the request (see package handoff).
+// It returns the request to pass on, with what a transport of ours must
+// know of it (see package internal/handoff): its body, its account t, and
+// what the plan took out for the Messages API's sake.
 func setBody(r *http.Request, t *budget.Ticket, plan policy.Plan, in, out *budget.Body) *http.Request {
 	h := handoff.Request{Facts: plan.Facts}
 	if plan.Result.ToolLoopRule {
 		h.ThinkingOff = thinkingConfig(in.Bytes())
-	}
-	if h.ThinkingOff != nil || h.Facts != 0 {
-		r = r.WithContext(handoff.With(r.Context(), h))
 	}
 	src := in
 	if plan.Result.Changed() {
@@ -336,7 +333,7 @@ func setBody(r *http.Request, t *budget.Ticket, plan policy.Plan, in, out *budge
 	} else {
 		out.Close()
 	}
-	return budget.Carry(r, t, src)
+	return handoff.Pass(r, h, t, src)
 }
 
 // Placeholder names set on every handled request.

@@ -247,7 +247,7 @@ func TestBackendNamesAreBounded(t *testing.T) {
 // TestServeHTTPCarriesTheThinkingConfigItTookOut: a tool loop whose first
 // assistant message loses its leading thinking goes without thinking (the
 // Messages API's rule), and the request carries the config it had, for a
-// transport of another API (see handoff.With); a request
+// transport of another API (see handoff.Pass); a request
 // that keeps its config carries none.
 func TestServeHTTPCarriesTheThinkingConfigItTookOut(t *testing.T) {
 	h := newTestHandler(t, "anthropic")

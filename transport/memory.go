@@ -8,10 +8,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
-
 	"go.uber.org/zap"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/handoff"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
 )
 
@@ -20,7 +20,7 @@ import (
 // it reads when no handler holds it, the translated body as it is written,
 // the answer it holds to translate and the translation. Behind
 // llm_thinking, a request's account is the handler's, and the body the
-// handler holds is borrowed, not read again (budget.Carry); alone, a
+// handler holds is borrowed, not read again (internal/handoff); alone, a
 // transport opens an account per request. Without room, a request waits
 // as one does in the handler, then gets the API's overloaded_error.
 
@@ -54,7 +54,7 @@ func (m *memory) leave(user any) {
 
 // ticket returns the request's account: llm_thinking's, or a new one.
 func (m *memory) ticket(req *http.Request) *budget.Ticket {
-	if t := budget.TicketOf(req); t != nil {
+	if t := handoff.From(req.Context()).Memory.Ticket(); t != nil {
 		return t
 	}
 	return m.budget.Ticket(req.Context(), m.wait)
@@ -79,7 +79,7 @@ func (m *memory) request(req *http.Request) (*budget.Ticket, *budget.Body, *http
 // read into the budget, at most maxRequestBody bytes. The caller closes it
 // once its bytes are not needed.
 func requestBody(req *http.Request, t *budget.Ticket) (*budget.Body, error) {
-	if b, ok := budget.Borrow(req); ok {
+	if b, ok := handoff.From(req.Context()).Memory.Borrow(req); ok {
 		return b, nil
 	}
 	held, err := budget.ReadBody(req, maxRequestBody, t)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/handoff"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
 )
 
@@ -54,7 +55,7 @@ func TestTheTransportBorrowsTheHandlersBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r = budget.Carry(r, tk, in)
+	r = handoff.Pass(r, handoff.Request{}, tk, in)
 	carried := r.Body.(interface{ Len() int })
 	r.RequestURI = ""
 	resp, err := o.RoundTrip(r)

@@ -123,7 +123,7 @@ type RequestOptions struct {
 	AlwaysThinks bool
 	// ThinkingOff is the thinking config llm_thinking took out of the
 	// request only for the Messages API's rule on tool loops (see
-	// handoff.With): a request without one thinks as it
+	// handoff.Pass): a request without one thinks as it
 	// says.
 	ThinkingOff []byte
 	// Details, when its Key is set and Reasoning is ReasoningDetails, opens

@@ -30,7 +30,7 @@ type RequestOptions struct {
 	Signer envelope.Signer
 	// ThinkingOff is the thinking config llm_thinking took out of the
 	// request only for the Messages API's rule on tool loops (see
-	// handoff.With): a request without one thinks as it
+	// handoff.Pass): a request without one thinks as it
 	// says.
 	ThinkingOff []byte
 	// Thinking says how the model takes a thinking config; ThinkingAuto

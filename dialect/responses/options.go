@@ -33,7 +33,7 @@ type RequestOptions struct {
 	MaxTokens int
 	// ThinkingOff is the thinking config llm_thinking took out of the
 	// request only for the Messages API's rule on tool loops (see
-	// handoff.With): a request without one thinks as it
+	// handoff.Pass): a request without one thinks as it
 	// says.
 	ThinkingOff []byte
 	// Grow and Hold: as jsonout.Writer's.

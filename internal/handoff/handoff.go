@@ -5,14 +5,20 @@
 // API shapes its translation with it; a request without a hand-off (no
 // llm_thinking in front) is translated as it is.
 //
-// The memory a request's body is held in travels apart, in budget.Carry.
+// It is the one place the handler and the transports meet: the handler
+// passes a request on with Pass, a transport reads it back with From. The
+// hand-off also carries the request's account in the memory budget and
+// the body the handler read (budget.Carried), so that a transport borrows
+// those bytes instead of reading a second copy.
 //
 // The package holds no state and must never import the transports.
 package handoff
 
 import (
 	"context"
+	"net/http"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/registry"
 )
 
@@ -30,18 +36,30 @@ type Request struct {
 	// translation can honor (a summary it must not ask for, the name of
 	// the output cap) are the transport's to apply.
 	Facts registry.Capability
+	// Memory is the request's account and the body the handler read, set
+	// by Pass; nil when no body was carried.
+	Memory *budget.Carried
 }
 
-// key is the context key of With.
+// key is the context key of Pass.
 type key struct{}
 
-// With returns ctx carrying h.
-func With(ctx context.Context, h Request) context.Context {
-	return context.WithValue(ctx, key{}, h)
+// Pass returns a copy of r to pass on to reverse_proxy, carrying h in its
+// context. With a body, it is the copy's body (see budget.Carry), and the
+// account t and body are h's Memory.
+func Pass(r *http.Request, h Request, t *budget.Ticket, body *budget.Body) *http.Request {
+	carried := &h
+	r = r.WithContext(context.WithValue(r.Context(), key{}, carried))
+	if body != nil {
+		carried.Memory = budget.Carry(r, t, body)
+	}
+	return r
 }
 
-// From returns the hand-off With put in ctx, or the zero Request.
+// From returns the hand-off Pass put in ctx, or the zero Request.
 func From(ctx context.Context) Request {
-	h, _ := ctx.Value(key{}).(Request)
-	return h
+	if h, ok := ctx.Value(key{}).(*Request); ok {
+		return *h
+	}
+	return Request{}
 }

@@ -27,7 +27,7 @@ var requestMembers = []string{"model", "stream", "messages", "system", "tools", 
 // body that is not a JSON object with a messages array is
 // ErrNotMessages. A request without a thinking config gets thinkingOff
 // when that is JSON: the config llm_thinking took out of the body only for
-// the Messages API's rule on tool loops (see handoff.With), so that the
+// the Messages API's rule on tool loops (see handoff.Pass), so that the
 // request thinks as the client said.
 func ReadRequest(body, thinkingOff []byte) (Request, error) {
 	if !jsonscan.Valid(body) {

@@ -62,7 +62,7 @@ type Result struct {
 	// the Messages API's rule on tool loops (repairToolLoop), not because
 	// the backend's model cannot think: an upstream of another API, which
 	// has no such rule, may think all the same (see
-	// handoff.With).
+	// handoff.Pass).
 	ToolLoopRule bool
 	// Normalized counts the AI SDK reasoning parts sent as the API's
 	// thinking blocks, and the messages whose thinking moved to the front.

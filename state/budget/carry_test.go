@@ -11,14 +11,14 @@ import (
 )
 
 // carriedRequest reads a body as the handler does and carries it on.
-func carriedRequest(t *testing.T, tk *Ticket, content string) (*Body, *http.Request) {
+func carriedRequest(t *testing.T, tk *Ticket, content string) (*Body, *http.Request, *Carried) {
 	t.Helper()
 	r := httptest.NewRequest("POST", "/v1/messages", strings.NewReader(content))
 	b, err := ReadBody(r, 1<<20, tk)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b, Carry(r, tk, b)
+	return b, r, Carry(r, tk, b)
 }
 
 // TestBorrowTakesTheCarriedBytes: a transport borrows the very bytes the
@@ -26,19 +26,19 @@ func carriedRequest(t *testing.T, tk *Ticket, content string) (*Body, *http.Requ
 // and every byte is given back when the last holder lets go.
 func TestBorrowTakesTheCarriedBytes(t *testing.T) {
 	tk := testTicket(16 << 20)
-	in, req := carriedRequest(t, tk, "hello")
-	if TicketOf(req) != tk {
+	in, req, c := carriedRequest(t, tk, "hello")
+	if c.Ticket() != tk {
 		t.Fatal("the account was not carried")
 	}
 	held := tk.b.Stats().InUse
-	b, ok := Borrow(req)
+	b, ok := c.Borrow(req)
 	if !ok || string(b.Bytes()) != "hello" || &b.Bytes()[0] != &in.Bytes()[0] {
 		t.Fatalf("borrowed %q, %v: want the handler's bytes", b.Bytes(), ok)
 	}
 	if s := tk.b.Stats(); s.InUse != held {
 		t.Fatalf("borrowing took %d bytes more", s.InUse-held)
 	}
-	again, ok := Borrow(req) // reverse_proxy retries
+	again, ok := c.Borrow(req) // reverse_proxy retries
 	if !ok || string(again.Bytes()) != "hello" {
 		t.Fatal("a retry could not borrow the body again")
 	}
@@ -59,21 +59,22 @@ func TestBorrowTakesTheCarriedBytes(t *testing.T) {
 // body, or replaced it, the transport reads the body it gets.
 func TestBorrowRefusesABodyAlreadyRead(t *testing.T) {
 	tk := testTicket(16 << 20)
-	in, req := carriedRequest(t, tk, "hello")
+	in, req, c := carriedRequest(t, tk, "hello")
 	defer in.Close()
 	var one [1]byte
 	req.Body.Read(one[:])
-	if _, ok := Borrow(req); ok {
+	if _, ok := c.Borrow(req); ok {
 		t.Fatal("borrowed a body partly read")
 	}
-	in2, req2 := carriedRequest(t, tk, "hello")
+	in2, req2, c2 := carriedRequest(t, tk, "hello")
 	defer in2.Close()
 	req2.Body = io.NopCloser(strings.NewReader("other"))
 	req2.ContentLength = 6
-	if _, ok := Borrow(req2); ok {
+	if _, ok := c2.Borrow(req2); ok {
 		t.Fatal("borrowed a body of another length")
 	}
-	if _, ok := Borrow(httptest.NewRequest("POST", "/", strings.NewReader("x"))); ok {
+	var nobody *Carried
+	if _, ok := nobody.Borrow(httptest.NewRequest("POST", "/", strings.NewReader("x"))); ok || nobody.Ticket() != nil {
 		t.Fatal("borrowed a body nobody carried")
 	}
 }

@@ -518,7 +518,7 @@ func TestAnthropicAndResponsesBothWays(t *testing.T) {
 			// The tool loop's first message lost its thinking: the Messages
 			// API would refuse the loop with thinking on, the Responses API
 			// does not, and the request still thinks (see
-			// handoff.With).
+			// handoff.Pass).
 			assertResponsesAnswer(t, ok(c.ToolResult("file1 file2")), oa, "oa", 1, true)
 			shape := []string{"user: [tool] list the files", fmt.Sprintf("call %s Bash %s", call.ID, call.Input), "output " + call.ID + ": file1 file2"}
 			assertResponsesRequest(t, oa, 0, responsesWant{stream, true, nil, shape})

@@ -26,7 +26,7 @@ func TestResponsesNoSummaryForAnUnverifiedOrganization(t *testing.T) {
 	body := `{"model":"claude-sonnet-4-5","max_tokens":1000,"thinking":{"type":"enabled","budget_tokens":2000},"messages":[{"role":"user","content":"hi"}]}`
 	send := func(r *transport.Responses, facts registry.Capability) (*http.Response, string) {
 		req, _ := http.NewRequest(http.MethodPost, up.URL()+"/v1/messages", strings.NewReader(body))
-		req = req.WithContext(handoff.With(req.Context(), handoff.Request{Facts: facts}))
+		req = handoff.Pass(req, handoff.Request{Facts: facts}, nil, nil)
 		resp, err := r.RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)
