@@ -51,7 +51,7 @@ func (AdminAPI) serveStats(w http.ResponseWriter, r *http.Request) error {
 		return caddy.APIError{HTTPStatus: http.StatusMethodNotAllowed, Err: fmt.Errorf("method %s not allowed, use GET", r.Method)}
 	}
 	w.Header().Set("Content-Type", "application/json")
-	return json.NewEncoder(w).Encode(adminapi.Stats{Registries: registryStats(), Memory: budget.Process.Stats(), Backends: metrics.tally.stats()})
+	return json.NewEncoder(w).Encode(adminapi.Stats{Registries: registryStats(), Memory: budget.Process.Stats(), Backends: counters.Backends()})
 }
 
 func (AdminAPI) serveForget(w http.ResponseWriter, r *http.Request) error {

@@ -144,7 +144,7 @@ func (h *Handler) failOver(w http.ResponseWriter, r *http.Request, next caddyhtt
 			return err
 		}
 		retryAfter = o.retryAfter
-		metrics.countFailover(backend, order[i+1], o.moved)
+		counters.Failover(backend, order[i+1], o.moved)
 		h.logger.Info("thinking.failover", zap.String("from", backend), zap.String("to", order[i+1]),
 			zap.Int("status", o.moved), zap.String("conversation", scope))
 	}

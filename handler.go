@@ -151,7 +151,7 @@ func (h *Handler) attempt(w http.ResponseWriter, r *http.Request, next caddyhttp
 	// The upstream refused the request for its thinking: the client never
 	// sees that. Replay it once, with only what the upstream must accept.
 	refuser := cmp.Or(backend, ow.backend)
-	metrics.countRetry(refuser)
+	counters.Retry(refuser)
 	h.logger.Info("thinking.retry", zap.String("backend", refuser), zap.String("conversation", plan.Conversation),
 		zap.String("upstream_message", msg))
 	restoreHeader(w.Header(), before)
@@ -249,7 +249,7 @@ func (h *Handler) plan(req policy.Request, refusal *policy.Refusal, t *budget.Ti
 		plan = h.policy.Plan(req)
 	}
 	h.logPlan(plan, plan.Target)
-	metrics.countPlan(plan)
+	counters.Plan(plan)
 	plan.Release() // the decisions were only needed for the log
 	return plan
 }

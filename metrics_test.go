@@ -2,9 +2,7 @@ package llmthinking
 
 import (
 	"context"
-	"fmt"
 	"net/http/httptest"
-	"sync"
 	"testing"
 
 	"github.com/caddyserver/caddy/v2"
@@ -12,84 +10,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )
-
-func TestBoundedLabels(t *testing.T) {
-	b := newBoundedLabels(2)
-	for i, c := range []struct{ name, want string }{
-		{"", labelUnknown},
-		{"glm", "glm"},
-		{"anthropic", "anthropic"},
-		{"ollama", labelOther},
-		{"glm", "glm"},
-		{"", labelUnknown},
-		{"anthropic", "anthropic"},
-		{"vllm", labelOther},
-	} {
-		if got := b.value(c.name); got != c.want {
-			t.Errorf("%d: value(%q) = %q, want %q", i, c.name, got, c.want)
-		}
-	}
-}
-
-func TestBoundedLabelsUnderContention(t *testing.T) {
-	const max, names, workers = 5, 40, 8
-	b := newBoundedLabels(max)
-	results := make([][]string, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := range names {
-				results[w] = append(results[w], b.value(fmt.Sprintf("backend-%d", i)))
-			}
-		})
-	}
-	wg.Wait()
-	own := make(map[string]bool)
-	for _, r := range results {
-		for i, v := range r {
-			if v != labelOther {
-				if v != fmt.Sprintf("backend-%d", i) {
-					t.Fatalf("backend-%d counted as %q", i, v)
-				}
-				own[v] = true
-			}
-		}
-	}
-	if len(own) != max {
-		t.Fatalf("%d names got a label of their own, want %d: %v", len(own), max, own)
-	}
-	// Every worker saw the same answer for each name: a label never changes.
-	for w := 1; w < workers; w++ {
-		for i := range names {
-			if results[w][i] != results[0][i] {
-				t.Fatalf("backend-%d counted as %q and as %q", i, results[0][i], results[w][i])
-			}
-		}
-	}
-}
-
-// TestMetricsRegisterOnEveryConfigLoad: every config load has a registry
-// of its own, into which the admin module and every handler register the
-// same collectors.
-func TestMetricsRegisterOnEveryConfigLoad(t *testing.T) {
-	m := newThinkingMetrics(maxBackendLabels)
-	first, second := prometheus.NewPedanticRegistry(), prometheus.NewPedanticRegistry()
-	for i, reg := range []*prometheus.Registry{first, first, second} {
-		if err := m.register(reg); err != nil {
-			t.Fatalf("registration %d: %v", i, err)
-		}
-	}
-	m.countSwitch("glm")
-	for i, reg := range []*prometheus.Registry{first, second} {
-		if got := gathered(t, reg, "caddy_llm_thinking_switches_total", "backend", "glm"); got != 1 {
-			t.Errorf("registry %d: switches = %v, want 1", i, got)
-		}
-	}
-	// Another collector under the same names is a real conflict.
-	if err := newThinkingMetrics(maxBackendLabels).register(first); err == nil {
-		t.Fatal("a second set of collectors with the same names was registered")
-	}
-}
 
 func TestRegisterMetricsWithoutRegistry(t *testing.T) {
 	if err := registerMetrics(caddy.Context{Context: context.Background()}); err != nil {

@@ -147,7 +147,7 @@ func (o *observer) answeredBy(status int) {
 		return
 	}
 	if switched, previous := o.h.policy.Registry.Served(o.conversation, o.backend); switched {
-		metrics.countSwitch(o.backend)
+		counters.Switch(o.backend)
 		o.h.logger.Info("thinking.backend_switch",
 			zap.String("from", previous), zap.String("to", o.backend), zap.String("conversation", o.conversation))
 	}
@@ -328,10 +328,10 @@ func (o *observer) register(blocks []block.Observed, usage observe.Usage) {
 	if o.backend == "" {
 		return
 	}
-	metrics.countTokens(o.backend, o.requested, usage)
+	counters.Tokens(o.backend, o.requested, usage)
 	o.checkModel()
 	o.h.logLearned(o.h.policy.Register(o.thread, o.backend, o.requested, blocks))
-	metrics.countObserved(o.backend, len(blocks))
+	counters.Observed(o.backend, len(blocks))
 	for _, b := range blocks {
 		if ce := o.h.logger.Check(zap.DebugLevel, "thinking.block_observed"); ce != nil {
 			ce.Write(zap.String("backend", o.backend), zap.String("conversation", o.conversation),

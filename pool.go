@@ -10,6 +10,7 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/metrics"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/policy"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/threads"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/persist"
@@ -136,4 +137,43 @@ func registryStats() map[string]adminapi.RegistryStats {
 		return true
 	})
 	return stats
+}
+
+// persistTotals counts the storage work of a registry's stores.
+type persistTotals struct {
+	writes, failures uint64
+	persisted        bool // the registry has had a store
+}
+
+// add counts the work of one store.
+func (t *persistTotals) add(s persist.Stats) {
+	t.writes += s.Writes
+	t.failures += s.Failures
+	t.persisted = true
+}
+
+// persistTotals returns the storage work of every store the registry has
+// had: a reload that turns persistence off and on again never makes the
+// counters go back.
+func (p *pooledRegistry) persistTotals() persistTotals {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	t := p.closedStores
+	if p.store != nil {
+		t.add(p.store.Stats())
+	}
+	return t
+}
+
+// liveRegistries returns what the registry metrics read of every live
+// registry.
+func liveRegistries() []metrics.Registry {
+	var live []metrics.Registry
+	registries.Range(func(k, v any) bool {
+		p := v.(*pooledRegistry)
+		t := p.persistTotals()
+		live = append(live, metrics.Registry{Name: k.(string), Registry: p.reg, Writes: t.writes, Failures: t.failures, Persisted: t.persisted})
+		return true
+	})
+	return live
 }

@@ -1,25 +1,37 @@
-package llmthinking
+package metrics
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/persist"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/registry"
 )
+
+// Registry is what the registry metrics read of one live registry.
+type Registry struct {
+	Name     string
+	Registry *registry.Registry
+	// Writes and Failures count the storage work of every store the
+	// registry has had, when Persisted: it has had one.
+	Writes, Failures uint64
+	Persisted        bool
+}
 
 // registryCollector reads the size and the storage work of every live
 // registry when Prometheus scrapes, from the counts the registries and
 // their stores keep anyway.
 type registryCollector struct {
+	live                                       func() []Registry
 	blocks, threads, learned, writes, failures *prometheus.Desc
 }
 
-// newRegistryCollector returns the collector of the registry metrics.
-func newRegistryCollector() registryCollector {
+// newRegistryCollector returns the collector of the registry metrics of
+// the registries live returns.
+func newRegistryCollector(live func() []Registry) registryCollector {
 	desc := func(name, help string) *prometheus.Desc {
 		return prometheus.NewDesc(prometheus.BuildFQName(metricsNamespace, metricsSubsystem, name), help, []string{"registry"}, nil)
 	}
 	return registryCollector{
+		live:    live,
 		blocks:  desc("registry_blocks", "Blocks the registry remembers the origin of."),
 		threads: desc("registry_threads", "Threads of conversations the registry holds blocks for."),
 		learned: prometheus.NewDesc(prometheus.BuildFQName(metricsNamespace, metricsSubsystem, "learned_models"),
@@ -45,20 +57,18 @@ func (c registryCollector) Describe(ch chan<- *prometheus.Desc) {
 // that no config names any more is gone from them; one created again
 // counts its writes from zero, as after a restart.
 func (c registryCollector) Collect(ch chan<- prometheus.Metric) {
-	registries.Range(func(k, v any) bool {
-		name, p := k.(string), v.(*pooledRegistry)
-		s := p.reg.Stats()
-		ch <- prometheus.MustNewConstMetric(c.blocks, prometheus.GaugeValue, float64(s.Blocks), name)
-		ch <- prometheus.MustNewConstMetric(c.threads, prometheus.GaugeValue, float64(s.Threads), name)
-		for fact, n := range learnedByFact(p.reg.LearnedCapabilities()) {
-			ch <- prometheus.MustNewConstMetric(c.learned, prometheus.GaugeValue, float64(n), name, fact)
+	for _, r := range c.live() {
+		s := r.Registry.Stats()
+		ch <- prometheus.MustNewConstMetric(c.blocks, prometheus.GaugeValue, float64(s.Blocks), r.Name)
+		ch <- prometheus.MustNewConstMetric(c.threads, prometheus.GaugeValue, float64(s.Threads), r.Name)
+		for fact, n := range learnedByFact(r.Registry.LearnedCapabilities()) {
+			ch <- prometheus.MustNewConstMetric(c.learned, prometheus.GaugeValue, float64(n), r.Name, fact)
 		}
-		if t := p.persistTotals(); t.persisted {
-			ch <- prometheus.MustNewConstMetric(c.writes, prometheus.CounterValue, float64(t.writes), name)
-			ch <- prometheus.MustNewConstMetric(c.failures, prometheus.CounterValue, float64(t.failures), name)
+		if r.Persisted {
+			ch <- prometheus.MustNewConstMetric(c.writes, prometheus.CounterValue, float64(r.Writes), r.Name)
+			ch <- prometheus.MustNewConstMetric(c.failures, prometheus.CounterValue, float64(r.Failures), r.Name)
 		}
-		return true
-	})
+	}
 }
 
 // learnedByFact counts the models learned of by fact name.
@@ -70,32 +80,6 @@ func learnedByFact(learned []registry.LearnedCapability) map[string]int {
 		}
 	}
 	return n
-}
-
-// persistTotals counts the storage work of a registry's stores.
-type persistTotals struct {
-	writes, failures uint64
-	persisted        bool // the registry has had a store
-}
-
-// add counts the work of one store.
-func (t *persistTotals) add(s persist.Stats) {
-	t.writes += s.Writes
-	t.failures += s.Failures
-	t.persisted = true
-}
-
-// persistTotals returns the storage work of every store the registry has
-// had: a reload that turns persistence off and on again never makes the
-// counters go back.
-func (p *pooledRegistry) persistTotals() persistTotals {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	t := p.closedStores
-	if p.store != nil {
-		t.add(p.store.Stats())
-	}
-	return t
 }
 
 // Interface guard

@@ -1,4 +1,4 @@
-package llmthinking
+package metrics
 
 import (
 	"github.com/prometheus/client_golang/prometheus"

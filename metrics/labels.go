@@ -1,4 +1,4 @@
-package llmthinking
+package metrics
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package llmthinking
+package metrics
 
 import (
 	"context"
@@ -34,17 +34,6 @@ func TestMemoryMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	hog.Put(small) // cached
-	value := func(name string) float64 {
-		f := families(t, reg)[name]
-		if f == nil || len(f.GetMetric()) != 1 {
-			t.Fatalf("%s: %v", name, f)
-		}
-		m := f.GetMetric()[0]
-		if c := m.GetCounter(); c != nil {
-			return c.GetValue()
-		}
-		return m.GetGauge().GetValue()
-	}
 	for name, want := range map[string]float64{
 		"caddy_llm_thinking_memory_budget_bytes":      2 << 20,
 		"caddy_llm_thinking_memory_held_bytes":        64 << 10, // the buffer cached
@@ -54,7 +43,7 @@ func TestMemoryMetrics(t *testing.T) {
 		"caddy_llm_thinking_overloaded_total":         1,
 		"caddy_llm_thinking_answers_unobserved_total": 2,
 	} {
-		if got := value(name); got != want {
+		if got, ok := series(t, reg)[name]; !ok || got != want {
 			t.Errorf("%s = %v, want %v", name, got, want)
 		}
 	}

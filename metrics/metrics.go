@@ -1,11 +1,16 @@
-package llmthinking
+// Package metrics holds llm_thinking's Prometheus metrics: the counters of
+// what became of thinking blocks, retries, switches, failovers and tokens,
+// by backend; the registries' sizes and storage work; the memory budget's
+// figures. They live for the process, because Caddy gives every config
+// load a new Prometheus registry: each load registers the same collectors
+// into its own (see Counters.Register), so the counts go on across reloads.
+package metrics
 
 import (
 	"errors"
 	"fmt"
 	"strconv"
 
-	"github.com/caddyserver/caddy/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
@@ -20,25 +25,20 @@ const (
 	metricsSubsystem = "llm_thinking"
 )
 
-// maxBackendLabels bounds the distinct values of the backend label (see
+// MaxBackendLabels bounds the distinct values of the backend label (see
 // boundedLabels). Backend names can come from request headers; a config
 // names far fewer. maxModelLabels bounds the model label the same way:
 // clients name the models.
 const (
-	maxBackendLabels = 64
+	MaxBackendLabels = 64
 	maxModelLabels   = 64
 )
 
-// thinkingMetrics are llm_thinking's Prometheus metrics. They live at
-// package level, like the registries they count, because Caddy gives every
-// config load a new Prometheus registry: each load registers the same
-// collectors into its own registry (see registerMetrics), so the counts go
-// on across reloads and start again only with the process.
-//
-// The counters are labelled by backend, never by conversation, with at
-// most maxBackendLabels values; the registry metrics by registry, which
-// only the config names.
-type thinkingMetrics struct {
+// Counters are llm_thinking's Prometheus metrics, one set per process.
+// The counters are labelled by backend, never by conversation, with a
+// bounded number of values; the registry metrics by registry, which only
+// the config names.
+type Counters struct {
 	backends *boundedLabels
 	models   *boundedLabels
 
@@ -56,18 +56,16 @@ type thinkingMetrics struct {
 	memory     memoryCollector
 }
 
-// metrics are the process's llm_thinking metrics.
-var metrics = newThinkingMetrics(maxBackendLabels)
-
-// newThinkingMetrics returns metrics that give at most maxBackends backends
-// a label value of their own.
-func newThinkingMetrics(maxBackends int) *thinkingMetrics {
+// New returns metrics that give at most maxBackends backends a label value
+// of their own, and read the live registries and the memory budget's
+// figures when Prometheus scrapes.
+func New(maxBackends int, registries func() []Registry, memory func() budget.Stats) *Counters {
 	counter := func(name, help string) *prometheus.CounterVec {
 		return prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: metricsNamespace, Subsystem: metricsSubsystem, Name: name, Help: help,
 		}, []string{"backend"})
 	}
-	return &thinkingMetrics{
+	return &Counters{
 		backends: newBoundedLabels(maxBackends),
 		models:   newBoundedLabels(maxModelLabels),
 		observed: counter("blocks_observed_total",
@@ -91,35 +89,40 @@ func newThinkingMetrics(maxBackends int) *thinkingMetrics {
 			Help: "Tokens the answers' usage counted, by backend, model asked for and type (input, output, cache_read, cache_creation).",
 		}, []string{"backend", "model", "type"}),
 		tally:      backendTally{m: make(map[string]*adminapi.BackendStats)},
-		registries: newRegistryCollector(),
-		memory:     newMemoryCollector(budget.Process.Stats),
+		registries: newRegistryCollector(registries),
+		memory:     newMemoryCollector(memory),
 	}
 }
 
 // Describe sends the descriptors of every metric.
-func (m *thinkingMetrics) Describe(ch chan<- *prometheus.Desc) {
+func (m *Counters) Describe(ch chan<- *prometheus.Desc) {
 	for _, c := range m.collectors() {
 		c.Describe(ch)
 	}
 }
 
 // Collect sends the current value of every metric.
-func (m *thinkingMetrics) Collect(ch chan<- prometheus.Metric) {
+func (m *Counters) Collect(ch chan<- prometheus.Metric) {
 	for _, c := range m.collectors() {
 		c.Collect(ch)
 	}
 }
 
 // collectors returns every collector the metrics are made of.
-func (m *thinkingMetrics) collectors() [10]prometheus.Collector {
+func (m *Counters) collectors() [10]prometheus.Collector {
 	return [...]prometheus.Collector{m.observed, m.kept, m.stripped, m.converted, m.retries, m.switches, m.failovers, m.tokens,
 		m.registries, m.memory}
 }
 
-// register adds the metrics to reg. Registering them twice in the same
-// registry (two handlers of one config, the admin module and a handler) is
-// not an error.
-func (m *thinkingMetrics) register(reg *prometheus.Registry) error {
+// Register adds the metrics to reg, the registry of a config load (Caddy
+// serves it on the admin endpoint's /metrics and with the metrics
+// handler); a nil reg is none. Registering them twice in the same registry
+// (two handlers of one config, the admin module and a handler) is not an
+// error.
+func (m *Counters) Register(reg *prometheus.Registry) error {
+	if reg == nil {
+		return nil
+	}
 	err := reg.Register(m)
 	if are, ok := errors.AsType[prometheus.AlreadyRegisteredError](err); ok && are.ExistingCollector == m {
 		return nil
@@ -130,22 +133,11 @@ func (m *thinkingMetrics) register(reg *prometheus.Registry) error {
 	return nil
 }
 
-// registerMetrics adds the process's metrics to the Prometheus registry of
-// the config ctx loads, the one Caddy serves on the admin endpoint's
-// /metrics and with the metrics handler.
-func registerMetrics(ctx caddy.Context) error {
-	reg := ctx.GetMetricsRegistry()
-	if reg == nil {
-		return nil
-	}
-	return metrics.register(reg)
-}
-
-// countPlan counts what became of the blocks of one planned request, and
+// Plan counts what became of the blocks of one planned request, and
 // the switch it made, under the backend they were decided for.
-func (m *thinkingMetrics) countPlan(plan policy.Plan) {
+func (m *Counters) Plan(plan policy.Plan) {
 	if plan.Switched {
-		m.countSwitch(plan.Target)
+		m.Switch(plan.Target)
 	}
 	res := plan.Result
 	if res.Kept == 0 && res.Stripped == 0 && res.Converted == 0 {
@@ -157,32 +149,32 @@ func (m *thinkingMetrics) countPlan(plan policy.Plan) {
 	add(m.converted, backend, res.Converted)
 }
 
-// countObserved counts n blocks backend produced.
-func (m *thinkingMetrics) countObserved(backend string, n int) {
+// Observed counts n blocks backend produced.
+func (m *Counters) Observed(backend string, n int) {
 	add(m.observed, m.backends.value(backend), n)
 }
 
-// countRetry counts one refused request replayed.
-func (m *thinkingMetrics) countRetry(backend string) {
+// Retry counts one refused request replayed.
+func (m *Counters) Retry(backend string) {
 	m.retries.WithLabelValues(m.backends.value(backend)).Inc()
 }
 
-// countSwitch counts one conversation moved to backend.
-func (m *thinkingMetrics) countSwitch(to string) {
+// Switch counts one conversation moved to backend.
+func (m *Counters) Switch(to string) {
 	m.switches.WithLabelValues(m.backends.value(to)).Inc()
 }
 
-// countFailover counts one request that went on from a backend to the
+// Failover counts one request that went on from a backend to the
 // next for status.
-func (m *thinkingMetrics) countFailover(from, to string, status int) {
+func (m *Counters) Failover(from, to string, status int) {
 	from = m.backends.value(from)
 	m.failovers.WithLabelValues(from, m.backends.value(to), strconv.Itoa(status)).Inc()
 	m.tally.add(from, func(s *adminapi.BackendStats) { s.Failovers++ })
 }
 
-// countTokens counts the tokens of one answer of backend, for the model
+// Tokens counts the tokens of one answer of backend, for the model
 // asked for.
-func (m *thinkingMetrics) countTokens(backend, model string, u observe.Usage) {
+func (m *Counters) Tokens(backend, model string, u observe.Usage) {
 	if !u.Any() {
 		return
 	}
@@ -210,5 +202,9 @@ func add(c *prometheus.CounterVec, label string, n int) {
 	}
 }
 
+// Backends returns what each backend used and how often a request went on
+// from it, for the admin endpoint's statistics.
+func (m *Counters) Backends() map[string]adminapi.BackendStats { return m.tally.stats() }
+
 // Interface guard
-var _ prometheus.Collector = (*thinkingMetrics)(nil)
+var _ prometheus.Collector = (*Counters)(nil)
