@@ -10,6 +10,7 @@ import (
 	"github.com/caddyserver/caddy/v2"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/pool"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
 )
 
@@ -51,7 +52,7 @@ func (AdminAPI) serveStats(w http.ResponseWriter, r *http.Request) error {
 		return caddy.APIError{HTTPStatus: http.StatusMethodNotAllowed, Err: fmt.Errorf("method %s not allowed, use GET", r.Method)}
 	}
 	w.Header().Set("Content-Type", "application/json")
-	return json.NewEncoder(w).Encode(adminapi.Stats{Registries: registryStats(), Memory: budget.Process.Stats(), Backends: counters.Backends()})
+	return json.NewEncoder(w).Encode(adminapi.Stats{Registries: pool.Stats(), Memory: budget.Process.Stats(), Backends: counters.Backends()})
 }
 
 func (AdminAPI) serveForget(w http.ResponseWriter, r *http.Request) error {
@@ -67,13 +68,7 @@ func (AdminAPI) serveForget(w http.ResponseWriter, r *http.Request) error {
 	if req.Backend == "" {
 		return caddy.APIError{HTTPStatus: http.StatusBadRequest, Err: errors.New("no backend to forget")}
 	}
-	resp := adminapi.Forgotten{Forgotten: make(map[string]int)}
-	registries.Range(func(k, v any) bool {
-		if name := k.(string); req.Registry == "" || req.Registry == name {
-			resp.Forgotten[name] = v.(*pooledRegistry).reg.Forget(req.Backend, req.Model)
-		}
-		return true
-	})
+	resp := adminapi.Forgotten{Forgotten: pool.Forget(req.Registry, req.Backend, req.Model)}
 	if req.Registry != "" && len(resp.Forgotten) == 0 {
 		return caddy.APIError{HTTPStatus: http.StatusNotFound, Err: fmt.Errorf("no registry %q in use", req.Registry)}
 	}

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/caddyserver/caddy/v2"
@@ -65,7 +64,7 @@ func (h *Handler) checkFailover() error {
 			return fmt.Errorf("failover: on %d: a refusal is the safety net's (retry_on_reject), on the same backend", s)
 		}
 	}
-	_, err := backendVariableOf(h.Backend)
+	_, err := failover.VariableOf(h.Backend)
 	return err
 }
 
@@ -73,39 +72,14 @@ func (h *Handler) checkFailover() error {
 // failover.Holds): one for every handler, surviving reloads.
 var holds = failover.NewHolds(nil)
 
-// backendVariable is how a handler's backend is set for a failover: the
-// name of a request variable ({vars.NAME}) or of a placeholder ({NAME}).
-type backendVariable struct {
-	name  string
-	isVar bool
-}
-
-// backendVariableOf reads the backend the handler is configured with as
-// one variable, or says why it is none.
-func backendVariableOf(backend string) (backendVariable, error) {
-	inner, ok := strings.CutPrefix(backend, "{")
-	if inner, ok = strings.CutSuffix(inner, "}"); !ok || inner == "" || strings.ContainsAny(inner, "{}") {
-		return backendVariable{}, fmt.Errorf("failover needs backend to be one variable, {vars.NAME} or a map's placeholder, got %q", backend)
-	}
-	for _, prefix := range []string{"http.vars.", "vars."} {
-		if name, ok := strings.CutPrefix(inner, prefix); ok && name != "" {
-			return backendVariable{name: name, isVar: true}, nil
-		}
-	}
-	if strings.HasPrefix(inner, "http.") {
-		return backendVariable{}, fmt.Errorf("failover needs backend to be one variable it can set, {vars.NAME} or a map's placeholder, got %q", backend)
-	}
-	return backendVariable{name: inner}, nil
-}
-
 // routeTo returns r routed to backend: the variable the handler's backend
 // reads set to it, in request variables of its own (see replayRequest).
 func (h *Handler) routeTo(r *http.Request, repl *caddy.Replacer, backend string) *http.Request {
 	r = replayRequest(r)
-	if h.backendVar.isVar {
-		caddyhttp.SetVar(r.Context(), h.backendVar.name, backend)
+	if h.backendVar.IsVar {
+		caddyhttp.SetVar(r.Context(), h.backendVar.Name, backend)
 	} else {
-		repl.Set(h.backendVar.name, backend)
+		repl.Set(h.backendVar.Name, backend)
 	}
 	return r
 }

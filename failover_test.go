@@ -14,30 +14,6 @@ import (
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
 )
 
-func TestBackendVariableOf(t *testing.T) {
-	for backend, want := range map[string]string{
-		"{http.vars.llm_backend}": "vars llm_backend",
-		"{vars.llm_backend}":      "vars llm_backend",
-		"{backend}":               "placeholder backend",
-		"anthropic":               "error",
-		"{a}-{b}":                 "error",
-		"{http.request.header.X}": "error",
-		"{}":                      "error",
-	} {
-		v, err := backendVariableOf(backend)
-		got := "error"
-		switch {
-		case err == nil && v.isVar:
-			got = "vars " + v.name
-		case err == nil:
-			got = "placeholder " + v.name
-		}
-		if got != want {
-			t.Errorf("%q: %s, want %s", backend, got, want)
-		}
-	}
-}
-
 // failoverHandler returns a handler whose backend is {vars.llm_backend},
 // failing over from anthropic to zai to kimi.
 func failoverHandler(t *testing.T) *Handler {

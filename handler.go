@@ -123,7 +123,7 @@ func (h *Handler) attempt(w http.ResponseWriter, r *http.Request, next caddyhttp
 	// req stays for a replay: out's memory must not stay reachable through
 	// it once out lets go of it, or Go could never collect it.
 	req.Out = nil
-	if turnedAway(plan.Passthrough) {
+	if budget.TurnsAway(plan.Passthrough) {
 		return outcome{answered: true}, h.turnAway(w, nil, t, plan.Passthrough)
 	}
 	before := w.Header().Clone()
@@ -161,7 +161,7 @@ func (h *Handler) attempt(w http.ResponseWriter, r *http.Request, next caddyhttp
 	}
 	req.Out = replayOut.Room()
 	replay := h.plan(req, &policy.Refusal{Backend: refuser, Message: msg, Sent: plan.Body, Header: r.Header}, t)
-	if turnedAway(replay.Passthrough) {
+	if budget.TurnsAway(replay.Passthrough) {
 		return outcome{answered: true}, h.turnAway(w, nil, t, replay.Passthrough)
 	}
 	r = setBody(replayRequest(r), t, replay, in, replayOut)
@@ -235,13 +235,13 @@ func unreadable(r *http.Request) string {
 // plan asks the policy what becomes of the body's blocks, for a replay
 // after refusal when it is not nil, and logs the outcome. What reading the
 // body costs is metered into t's account while the policy works (see
-// structureMeter); a body whose structure costs more than its size allows,
+// budget.StructureMeter); a body whose structure costs more than its size allows,
 // or finds no room, is no plan (see refused). A panic in the policy (a bug)
 // is logged and the body forwarded as it came.
 func (h *Handler) plan(req policy.Request, refusal *policy.Refusal, t *budget.Ticket) (plan policy.Plan) {
-	m := structureMeter{t: t, limit: maxStructure(len(req.Body))}
-	defer m.release()
-	req.Meter = m.meter
+	m := budget.NewStructureMeter(t, len(req.Body))
+	defer m.Release()
+	req.Meter = m.Meter
 	defer guard.Recover(h.logger, "handler", req.Backend, func() { plan = policy.Plan{Body: req.Body, Passthrough: errInternal} })
 	if refusal != nil {
 		plan = h.policy.Replay(req, *refusal)
@@ -259,7 +259,7 @@ var errInternal = errors.New("llm_thinking internal error")
 
 // logPlan writes the log events of one planned request.
 func (h *Handler) logPlan(plan policy.Plan, backend string) {
-	if plan.Passthrough != nil && !turnedAway(plan.Passthrough) {
+	if plan.Passthrough != nil && !budget.TurnsAway(plan.Passthrough) {
 		h.logger.Debug("thinking.passthrough", zap.String("reason", "body is not an editable Messages request"), zap.Error(plan.Passthrough))
 	}
 	if plan.Switched {

@@ -21,6 +21,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/option"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/pool"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/failover"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/policy"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
@@ -170,7 +171,7 @@ type Handler struct {
 	budget     *budget.Budget
 	logger     *zap.Logger
 	failover   *failover.List
-	backendVar backendVariable
+	backendVar failover.Variable
 }
 
 // CaddyModule returns the Caddy module information.
@@ -206,21 +207,21 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	if h.Failover != nil {
 		l := h.Failover.list()
 		h.failover = &l
-		h.backendVar, _ = backendVariableOf(h.Backend)
+		h.backendVar, _ = failover.VariableOf(h.Backend)
 	}
 	if err := registerMetrics(ctx); err != nil {
 		return err
 	}
 	foreign, _ := policy.ParseMode(h.Mode)
 	profiles, _ := h.profiles()
-	pr, err := acquireRegistry(ctx, h.Registry, registry.Config{MaxBlocks: h.MaxBlocks, OrphanTTL: time.Duration(h.OrphanTTL)})
+	pr, err := pool.Acquire(h.Registry, registry.Config{MaxBlocks: h.MaxBlocks, OrphanTTL: time.Duration(h.OrphanTTL)})
 	if err != nil {
 		return err
 	}
-	pr.persist(ctx, h.persist(), time.Duration(h.PersistInterval), h.logger)
-	h.policy = &policy.Policy{Registry: pr.reg, Foreign: foreign, Models: policy.Models(h.ThinkingModels),
+	pr.Persist(ctx, h.persist(), time.Duration(h.PersistInterval), h.logger)
+	h.policy = &policy.Policy{Registry: pr.Registry, Foreign: foreign, Models: policy.Models(h.ThinkingModels),
 		SynthesizedAsTags: h.ThinkTagsReplay != thinkTagsReplayThinking, Profiles: profiles,
-		Threads: pr.threads, Mismatches: pr.mismatches, Refresh: pr.refresh}
+		Threads: pr.Threads, Mismatches: pr.Mismatches, Refresh: pr.Refresh}
 	return nil
 }
 
@@ -283,7 +284,7 @@ func (h *Handler) Cleanup() error {
 	if h.policy == nil {
 		return nil
 	}
-	return releaseRegistry(h.Registry)
+	return pool.Release(h.Registry)
 }
 
 // Interface guards

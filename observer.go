@@ -299,7 +299,7 @@ func (o *observer) registerJSON() {
 	}
 	o.registered = true
 	defer o.releaseAnswer()
-	body, err := decodedAnswer(o.answer, o.encoding, o.h.MaxResponseSize)
+	body, err := observe.Decoded(o.answer, o.encoding, o.h.MaxResponseSize)
 	if err != nil {
 		o.unobserved("answer", err)
 		return
@@ -372,7 +372,7 @@ func (o *observer) refusal() (string, bool, error) {
 	if !refusalStatus(o.heldStatus) {
 		return "", false, o.sendHeld()
 	}
-	body, err := decodedAnswer(o.held, o.Header().Get("Content-Encoding"), maxHeld)
+	body, err := observe.Decoded(o.held, o.Header().Get("Content-Encoding"), maxHeld)
 	if err == nil {
 		msg, ok := policy.RefusalMessage(body.Bytes())
 		if body != o.held {

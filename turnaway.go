@@ -39,7 +39,7 @@ const (
 // body the client sends, nil when it was read whole.
 func (h *Handler) turnAway(w http.ResponseWriter, rest io.Reader, t *budget.Ticket, err error) error {
 	switch {
-	case errors.Is(err, errTooManyParts):
+	case errors.Is(err, budget.ErrTooManyParts):
 		h.logger.Info(tooLargeLogEvent, zap.Error(err))
 		return writeError(w, http.StatusRequestEntityTooLarge, tooManyPartsBody, true)
 	case errors.Is(err, budget.ErrBodyTooLarge):

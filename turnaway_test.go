@@ -24,7 +24,7 @@ func TestRefuseBodyWritesTheAnthropicEnvelope(t *testing.T) {
 			`{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes (llm_thinking max_body_size 1024)."}}`},
 		{budget.ErrBeyondBudget, http.StatusRequestEntityTooLarge,
 			`{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum allowed number of bytes (llm_thinking memory_budget 67108864 holds bodies up to 29360128 bytes)."}}`},
-		{errTooManyParts, http.StatusRequestEntityTooLarge,
+		{budget.ErrTooManyParts, http.StatusRequestEntityTooLarge,
 			`{"type":"error","error":{"type":"request_too_large","message":"Request holds more messages and content blocks than llm_thinking reads in a body of its size (their structure may take twice the body's bytes and 1 MiB)."}}`},
 	} {
 		w := httptest.NewRecorder()

@@ -1,4 +1,8 @@
-package llmthinking
+// Package pool keeps the process's registries, by name, across config
+// loads: every llm_thinking handler that names a registry shares it, with
+// its threads, its model mismatches and its store in Caddy's storage, and a
+// reload keeps everything it learned.
+package pool
 
 import (
 	"context"
@@ -35,13 +39,14 @@ const (
 	closeTimeout = 5 * time.Second
 )
 
-// pooledRegistry is a registry in the pool, with the storage that keeps it
-// when persistence is on and the threads of its conversations. Requests of an unloaded config that are still
-// streaming keep a working registry until they end.
-type pooledRegistry struct {
-	reg        *registry.Registry
-	threads    *threads.Set
-	mismatches *policy.Mismatches
+// Registry is a registry in the pool, with the storage that keeps it
+// when persistence is on and the threads of its conversations. Requests of
+// an unloaded config that are still streaming keep a working registry
+// until they end.
+type Registry struct {
+	Registry   *registry.Registry
+	Threads    *threads.Set
+	Mismatches *policy.Mismatches
 
 	mu           sync.Mutex
 	store        *persist.Store
@@ -51,7 +56,7 @@ type pooledRegistry struct {
 
 // Destruct writes what is left to storage, once no config uses the
 // registry any more (Caddy stops, or the registry was removed).
-func (p *pooledRegistry) Destruct() error {
+func (p *Registry) Destruct() error {
 	p.mu.Lock()
 	store := p.store
 	p.store = nil
@@ -64,35 +69,35 @@ func (p *pooledRegistry) Destruct() error {
 	return store.Close(ctx)
 }
 
-// acquireRegistry returns the registry called name, creating it, or applying
-// cfg to it when it already exists.
-func acquireRegistry(ctx caddy.Context, name string, cfg registry.Config) (*pooledRegistry, error) {
+// Acquire returns the registry called name, creating it, or applying cfg
+// to it when it already exists. Each Acquire is matched by a Release.
+func Acquire(name string, cfg registry.Config) (*Registry, error) {
 	v, loaded, err := registries.LoadOrNew(name, func() (caddy.Destructor, error) {
 		reg := registry.New(cfg)
-		return &pooledRegistry{reg: reg, threads: threads.New(threads.Limits{}, reg),
-			mismatches: policy.NewMismatches(), name: name}, nil
+		return &Registry{Registry: reg, Threads: threads.New(threads.Limits{}, reg),
+			Mismatches: policy.NewMismatches(), name: name}, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	p := v.(*pooledRegistry)
+	p := v.(*Registry)
 	if loaded {
-		p.reg.Configure(cfg)
+		p.Registry.Configure(cfg)
 	}
 	return p, nil
 }
 
-// persist turns storage on or off for the registry. Turning it on reads
+// Persist turns storage on or off for the registry. Turning it on reads
 // what storage holds (bounded by loadTimeout); a registry that already
 // persists keeps its store.
-func (p *pooledRegistry) persist(ctx caddy.Context, on bool, interval time.Duration, logger *zap.Logger) {
+func (p *Registry) Persist(ctx caddy.Context, on bool, interval time.Duration, logger *zap.Logger) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
 	case on && p.store == nil:
 		lctx, cancel := context.WithTimeout(ctx, loadTimeout)
 		defer cancel()
-		p.store = persist.Open(lctx, p.reg, ctx.Storage(), persist.Options{
+		p.store = persist.Open(lctx, p.Registry, ctx.Storage(), persist.Options{
 			Prefix:   persist.Prefix(p.name),
 			Interval: interval,
 			Logger:   logger,
@@ -106,27 +111,27 @@ func (p *pooledRegistry) persist(ctx caddy.Context, on bool, interval time.Durat
 	}
 }
 
-// refresh lets the registry learn what other instances wrote to storage
+// Refresh lets the registry learn what other instances wrote to storage
 // about the missing blocks, waiting at most refreshWait.
-func (p *pooledRegistry) refresh(missing []block.Key) bool {
+func (p *Registry) Refresh(missing []block.Key) bool {
 	p.mu.Lock()
 	store := p.store
 	p.mu.Unlock()
 	return store != nil && store.Refresh(refreshWait, missing)
 }
 
-// releaseRegistry drops one use of the registry called name.
-func releaseRegistry(name string) error {
+// Release drops one use of the registry called name.
+func Release(name string) error {
 	_, err := registries.Delete(name)
 	return err
 }
 
-// registryStats returns the statistics of every live registry by name.
-func registryStats() map[string]adminapi.RegistryStats {
+// Stats returns the statistics of every live registry by name.
+func Stats() map[string]adminapi.RegistryStats {
 	stats := make(map[string]adminapi.RegistryStats)
 	registries.Range(func(k, v any) bool {
-		p := v.(*pooledRegistry)
-		s := adminapi.RegistryStats{Stats: p.reg.Stats(), Capabilities: p.reg.LearnedCapabilities()}
+		p := v.(*Registry)
+		s := adminapi.RegistryStats{Stats: p.Registry.Stats(), Capabilities: p.Registry.LearnedCapabilities()}
 		p.mu.Lock()
 		if p.store != nil {
 			ps := p.store.Stats()
@@ -155,7 +160,7 @@ func (t *persistTotals) add(s persist.Stats) {
 // persistTotals returns the storage work of every store the registry has
 // had: a reload that turns persistence off and on again never makes the
 // counters go back.
-func (p *pooledRegistry) persistTotals() persistTotals {
+func (p *Registry) persistTotals() persistTotals {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	t := p.closedStores
@@ -165,15 +170,28 @@ func (p *pooledRegistry) persistTotals() persistTotals {
 	return t
 }
 
-// liveRegistries returns what the registry metrics read of every live
-// registry.
-func liveRegistries() []metrics.Registry {
+// Live returns what the registry metrics read of every live registry.
+func Live() []metrics.Registry {
 	var live []metrics.Registry
 	registries.Range(func(k, v any) bool {
-		p := v.(*pooledRegistry)
+		p := v.(*Registry)
 		t := p.persistTotals()
-		live = append(live, metrics.Registry{Name: k.(string), Registry: p.reg, Writes: t.writes, Failures: t.failures, Persisted: t.persisted})
+		live = append(live, metrics.Registry{Name: k.(string), Registry: p.Registry, Writes: t.writes, Failures: t.failures, Persisted: t.persisted})
 		return true
 	})
 	return live
+}
+
+// Forget makes the registry called name, or every registry when name is
+// "", forget what it learned of backend (of model, when not ""). It
+// returns how many blocks each registry forgot, by name.
+func Forget(name, backend, model string) map[string]int {
+	forgotten := make(map[string]int)
+	registries.Range(func(k, v any) bool {
+		if n := k.(string); name == "" || name == n {
+			forgotten[n] = v.(*Registry).Registry.Forget(backend, model)
+		}
+		return true
+	})
+	return forgotten
 }
