@@ -3,6 +3,7 @@ package jsonstr
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -57,9 +58,37 @@ func FuzzValidUTF8(f *testing.F) {
 		if !json.Valid(b) || json.Unmarshal(b, &lenient) != nil {
 			return
 		}
+		if validUTF8(b) != utf8.Valid(b) {
+			t.Fatalf("%q: validUTF8 says %v, utf8.Valid %v", b, validUTF8(b), utf8.Valid(b))
+		}
 		got := ValidUTF8(b)
 		if !utf8.Valid(got) || json.Unmarshal(got, &strict) != nil || !reflect.DeepEqual(lenient, strict) {
 			t.Fatalf("%q: %q reads as %v, encoding/json reads %v", b, got, strict, lenient)
 		}
 	})
+}
+
+// TestValidUTF8AgreesWithTheStandardLibrary: the ASCII steps hand over to
+// utf8.Valid at the first byte that is not ASCII, wherever it falls.
+func TestValidUTF8AgreesWithTheStandardLibrary(t *testing.T) {
+	for n := range 40 {
+		for at := range n {
+			for _, bad := range []string{"\xff", "\xe2\x82", "é", "\xf0\x9f\x98\x80"} {
+				b := []byte(strings.Repeat("a", n))
+				b = append(b[:at:at], append([]byte(bad), b[at:]...)...)
+				if validUTF8(b) != utf8.Valid(b) {
+					t.Fatalf("%q: validUTF8 says %v", b, validUTF8(b))
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkAppendUTF8ASCII(b *testing.B) {
+	lit := []byte(`"Here is some more of the answer, with a few words in it to make it as long as a chunk of text is."`)
+	dst := make([]byte, 0, 256)
+	b.SetBytes(int64(len(lit)))
+	for b.Loop() {
+		dst = AppendUTF8(dst[:0], lit)
+	}
 }

@@ -1,0 +1,79 @@
+package policy
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"os"
+	"testing"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/thinking"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/registry"
+)
+
+// capture256KiB is the captured --continue request of Claude Code grown
+// to 256 KiB of history, as the bench's load a sends, with its metadata
+// (and so its conversation's name) taken out when anonymous.
+func capture256KiB(b *testing.B, anonymous bool) []byte {
+	b.Helper()
+	raw, err := os.ReadFile("../../testdata/claude-code-2.1.328/capture-3-continue-replays-thinking.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, raw); err != nil {
+		b.Fatal(err)
+	}
+	body, err := claudecode.GrowHistory(compact.Bytes(), 256<<10)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if anonymous {
+		at := bytes.Index(body, []byte(`,"metadata":`))
+		end := bytes.Index(body[at+1:], []byte(`},`))
+		body = append(body[:at:at], body[at+1+end+1:]...)
+	}
+	return body
+}
+
+// benchmarkPlan plans body for anthropic again and again, every block of
+// it known as anthropic's: the plan's whole cost on the request path, the
+// body read, its thread found, each block looked up, nothing to change.
+func benchmarkPlan(b *testing.B, body []byte, header http.Header, p *Policy) {
+	req, err := thinking.Parse(body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, blk := range req.Blocks() {
+		p.Registry.Observe(0, "anthropic", blk.Key)
+	}
+	req.Release()
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		plan := p.Plan(Request{Body: body, Header: header, Backend: "anthropic"})
+		if plan.Passthrough != nil || plan.Result.Changed() {
+			b.Fatalf("plan: %v, changed %v", plan.Passthrough, plan.Result.Changed())
+		}
+		plan.Release()
+	}
+}
+
+// BenchmarkPlan256KiBNextRequest: a conversation's next request, which its
+// thread's checkpoint lets the plan read only past what it knows.
+func BenchmarkPlan256KiBNextRequest(b *testing.B) {
+	benchmarkPlan(b, capture256KiB(b, false), session("bench"), newPolicy())
+}
+
+// BenchmarkPlan256KiBNoSession: the same of a client that names no
+// conversation: the thread is found from the history's digests alone.
+func BenchmarkPlan256KiBNoSession(b *testing.B) {
+	benchmarkPlan(b, capture256KiB(b, true), http.Header{}, newPolicy())
+}
+
+// BenchmarkPlan256KiBCold: no threads, so every request is read whole:
+// what the checkpoints save.
+func BenchmarkPlan256KiBCold(b *testing.B) {
+	benchmarkPlan(b, capture256KiB(b, false), session("bench"), &Policy{Registry: registry.New(registry.Config{}), Foreign: thinking.Strip})
+}
