@@ -379,7 +379,7 @@ func TestGeminiClaudeCodeShapes(t *testing.T) {
 }
 
 // lastError returns the message of the last refusal u answered.
-func lastError(u *llmtest.GeminiUpstream) string {
+func lastError(u mockUpstream) string {
 	reqs := u.Requests()
 	if len(reqs) == 0 {
 		return "(nothing received)"
