@@ -229,11 +229,7 @@ func TestOpenAIReasoningModelsLearnMaxCompletionTokens(t *testing.T) {
 	c.Stream = false
 	ok(c.Say("[tool] list the files"))
 	ok(c.ToolResult("a.go"))
-	reqs := u.Requests()
-	if n := refusals(u); n != 1 || reqs[0].Status != http.StatusBadRequest || reqs[0].ErrorMessage != llmtest.MaxTokensRefusal {
-		t.Fatalf("gpt-5 refused %d times (first: %d %q), want once, in OpenAI's words", n, reqs[0].Status, reqs[0].ErrorMessage)
-	}
-	for _, r := range reqs[1:] {
+	for _, r := range refusedFirstOnly(t, "gpt-5", u, http.StatusBadRequest, llmtest.MaxTokensRefusal) {
 		top, _ := chatRequest(t, r.Body)
 		if _, has := top["max_tokens"]; has || string(top["max_completion_tokens"]) != "32000" {
 			t.Fatalf("after the refusal: %s", r.Body)
@@ -242,11 +238,7 @@ func TestOpenAIReasoningModelsLearnMaxCompletionTokens(t *testing.T) {
 	if f := learnedFacts(g, "openai", "claude-sonnet-4-5"); f != "max_completion_tokens" {
 		t.Fatalf("learned %q", f)
 	}
-	restartCaddy(t, g)
-	ok(c.Say("after a restart"))
-	if n := refusals(u); n != 1 {
-		t.Fatalf("after a restart, gpt-5 refused %d times in all, want once", n)
-	}
+	refusalsAfterRestart(t, g, c, "gpt-5", u, 1)
 }
 
 // TestMaxTokensFieldDeclared: declared with max_tokens_field, the cap goes
@@ -278,11 +270,7 @@ func TestAModelThatAlwaysThinksIsNeverToldNone(t *testing.T) {
 	ok(c.Say("a title, please"))
 	ok(c.Say("[tool] list the files"))
 	ok(c.ToolResult("a.go"))
-	reqs := u.Requests()
-	if n := refusals(u); n != 1 || reqs[0].ErrorMessage != llmtest.EffortNoneRefusal {
-		t.Fatalf("Kimi Code refused %d times (first %q), want once, in its words", n, reqs[0].ErrorMessage)
-	}
-	for _, r := range reqs[1:] {
+	for _, r := range refusedFirstOnly(t, "Kimi Code", u, http.StatusBadRequest, llmtest.EffortNoneRefusal) {
 		top, _ := chatRequest(t, r.Body)
 		if string(top["reasoning_effort"]) != `"low"` {
 			t.Fatalf("after the refusal: %s", r.Body)
@@ -296,12 +284,8 @@ func TestAModelThatAlwaysThinksIsNeverToldNone(t *testing.T) {
 	if top, _ := chatRequest(t, lastRequest(t, u).Body); string(top["reasoning_effort"]) != `"high"` {
 		t.Errorf("a request that thinks went with reasoning_effort %s", top["reasoning_effort"])
 	}
-	restartCaddy(t, g)
 	c.Thinking = "disabled"
-	ok(c.Say("after a restart"))
-	if n := refusals(u); n != 1 {
-		t.Fatalf("after a restart, Kimi Code refused %d times in all, want once", n)
-	}
+	refusalsAfterRestart(t, g, c, "Kimi Code", u, 1)
 }
 
 // TestFillersStayPutAsTheConversationGrows: a DeepSeek V4 server, which

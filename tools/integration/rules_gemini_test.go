@@ -158,11 +158,7 @@ func TestGeminiThinkingRefusalsLearnedOnce(t *testing.T) {
 				t.Errorf("learned %+v, want nothing", s.Capabilities)
 			}
 
-			restartCaddy(t, g)
-			ok(c.Say("after a restart"))
-			if n := refusals(gem); n != tc.refusals {
-				t.Fatalf("after a restart, Gemini refused %d times in all, want %d", n, tc.refusals)
-			}
+			refusalsAfterRestart(t, g, c, "Gemini", gem, tc.refusals)
 		})
 	}
 }
