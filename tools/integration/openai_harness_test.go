@@ -26,6 +26,14 @@ func withChat(name string, f llmtest.ChatFlavor, block string) func(*gateway) {
 	}
 }
 
+// newChatGateway returns a gateway whose only backend, name, is a
+// chat-completions server of flavor f reached through reverse_proxy with
+// block, and that server.
+func newChatGateway(t *testing.T, name string, f llmtest.ChatFlavor, block string) (*gateway, *llmtest.ChatUpstream) {
+	g := newGateway(t, nil, name, withChat(name, f, block))
+	return g, g.chats[name]
+}
+
 // wantEstimate fails the test unless count_tokens for c's conversation
 // is answered with a positive input_tokens, as a transport estimates it.
 func wantEstimate(t *testing.T, c *llmtest.Conversation) {

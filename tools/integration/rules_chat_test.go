@@ -221,9 +221,8 @@ func learnedFacts(g *gateway, backend, model string) string {
 // then on, through a tool loop, streamed and not, and after a restart
 // (persisted): one refusal in all, none seen by the client.
 func TestOpenAIReasoningModelsLearnMaxCompletionTokens(t *testing.T) {
-	g := newGateway(t, nil, "openai", withChat("openai", llmtest.OpenAIStyle,
-		"transport openai {\n\t\t\tmodel claude-* gpt-5\n\t\t\treasoning none\n\t\t}"))
-	u := g.chats["openai"]
+	g, u := newChatGateway(t, "openai", llmtest.OpenAIStyle,
+		"transport openai {\n\t\t\tmodel claude-* gpt-5\n\t\t\treasoning none\n\t\t}")
 	c, ok := g.session("max-completion-tokens")
 	ok(c.Say("hello"))
 	c.Stream = false
@@ -244,9 +243,8 @@ func TestOpenAIReasoningModelsLearnMaxCompletionTokens(t *testing.T) {
 // TestMaxTokensFieldDeclared: declared with max_tokens_field, the cap goes
 // as max_completion_tokens from the first request: no refusal at all.
 func TestMaxTokensFieldDeclared(t *testing.T) {
-	g := newGateway(t, nil, "openai", withChat("openai", llmtest.OpenAIStyle,
-		"transport openai {\n\t\t\tmodel claude-* o4-mini\n\t\t\treasoning none\n\t\t\tmax_tokens_field max_completion_tokens\n\t\t\tmax_tokens 16000\n\t\t}"))
-	u := g.chats["openai"]
+	g, u := newChatGateway(t, "openai", llmtest.OpenAIStyle,
+		"transport openai {\n\t\t\tmodel claude-* o4-mini\n\t\t\treasoning none\n\t\t\tmax_tokens_field max_completion_tokens\n\t\t\tmax_tokens 16000\n\t\t}")
 	c, ok := g.session("max-tokens-field")
 	ok(c.Say("hello"))
 	top, _ := chatRequest(t, lastRequest(t, u).Body)
@@ -262,9 +260,8 @@ func TestMaxTokensFieldDeclared(t *testing.T) {
 // disabled config, and the transport asks for "low" from then on; none
 // after a restart (persisted). Requests that think go as they say.
 func TestAModelThatAlwaysThinksIsNeverToldNone(t *testing.T) {
-	g := newGateway(t, nil, "kimi", withChat("kimi", llmtest.KimiCodeStyle,
-		"transport openai {\n\t\t\tmodel claude-* kimi-for-coding\n\t\t\tthinking_switch reasoning_effort\n\t\t}"))
-	u := g.chats["kimi"]
+	g, u := newChatGateway(t, "kimi", llmtest.KimiCodeStyle,
+		"transport openai {\n\t\t\tmodel claude-* kimi-for-coding\n\t\t\tthinking_switch reasoning_effort\n\t\t}")
 	c, ok := g.session("always-thinks")
 	c.Thinking = "disabled"
 	ok(c.Say("a title, please"))
