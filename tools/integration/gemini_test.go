@@ -40,10 +40,19 @@ type geminiRequest struct {
 			Thought          bool            `json:"thought"`
 			ThoughtSignature string          `json:"thoughtSignature"`
 			FunctionCall     json.RawMessage `json:"functionCall"`
-			FunctionResponse json.RawMessage `json:"functionResponse"`
+			InlineData       *geminiBlob     `json:"inlineData"`
+			FunctionResponse *struct {
+				Name  string `json:"name"`
+				Parts []struct {
+					InlineData geminiBlob `json:"inlineData"`
+				} `json:"parts"`
+			} `json:"functionResponse"`
 		} `json:"parts"`
 	} `json:"contents"`
 }
+
+// geminiBlob is media inline in a Gemini request, its data in base64.
+type geminiBlob struct{ MimeType, Data string }
 
 // lastGeminiRequest returns the last request u got, read.
 func lastGeminiRequest(t *testing.T, u *llmtest.GeminiUpstream) (llmtest.Received, geminiRequest) {

@@ -217,22 +217,7 @@ func TestGeminiReadsAPDFInAToolLoop(t *testing.T) {
 				c.Stream = stream
 				okTurns(t)(c.Say("[tool] read spec.pdf"))
 				turn := toolResultWith(t, c, readPDF)
-				var sent struct {
-					Contents []struct {
-						Parts []struct {
-							InlineData       *struct{ MimeType string } `json:"inlineData"`
-							FunctionResponse *struct {
-								Parts []struct {
-									InlineData struct{ MimeType, Data string } `json:"inlineData"`
-								} `json:"parts"`
-							} `json:"functionResponse"`
-						} `json:"parts"`
-					} `json:"contents"`
-				}
-				got, _ := lastGeminiRequest(t, gem)
-				if err := json.Unmarshal(got.Body, &sent); err != nil {
-					t.Fatal(err)
-				}
+				got, sent := lastGeminiRequest(t, gem)
 				parts := sent.Contents[len(sent.Contents)-1].Parts
 				var types []string
 				for _, p := range parts[1:] {
