@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -229,16 +228,7 @@ func (g *gateway) send(t *testing.T, path string, h http.Header, body []byte) (i
 		t.Fatal(err)
 	}
 	req.Header = h.Clone()
-	resp, err := (&http.Client{Transport: g.transport, Timeout: 15 * time.Second}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header, b
+	return llmtest.Exchange(t, &http.Client{Transport: g.transport, Timeout: 15 * time.Second}, req)
 }
 
 // mockUpstream is any of the mock backends: what they received.
