@@ -21,27 +21,6 @@ import (
 // front of reverse_proxy with transport gemini, the strict Gemini mock
 // refusing as the real API does.
 
-// withGeminiServing adds a Gemini upstream named name that serves model,
-// reached through transport gemini with the extra lines in its block.
-func withGeminiServing(name, model, extra string) func(*gateway) {
-	return func(g *gateway) {
-		u := llmtest.NewGeminiUpstream(name)
-		g.t.Cleanup(u.Close)
-		u.RequireKey(geminiKey)
-		u.ServeModel(model)
-		if g.geminis == nil {
-			g.geminis = make(map[string]*llmtest.GeminiUpstream)
-		}
-		g.geminis[name] = u
-		g.Upstreams[name] = u.HostPort()
-		block := "transport gemini {\n\t\t\tmodel claude-* " + model + "\n\t\t\tapi_key " + geminiKey
-		if extra != "" {
-			block += "\n\t\t\t" + extra
-		}
-		withBlock(name, block+"\n\t\t}")(g)
-	}
-}
-
 // generationConfigs returns the generationConfig of every request u got,
 // as JSON.
 func generationConfigs(t *testing.T, u *llmtest.GeminiUpstream) []string {
