@@ -64,9 +64,8 @@ func TestSDKsJudgeAToolLoop(t *testing.T) {
 		t.Run(map[bool]string{true: "stream", false: "json"}[stream], func(t *testing.T) {
 			u := llmtest.NewGeminiUpstream("gem")
 			defer u.Close()
-			c := client(t, u)
-			msgs := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("[tool][parallel] list the files"))}
-			m := transporttest.Turn(t, c, stream, msgs)
+			loop := transporttest.NewLoop(t, client(t, u))
+			m := loop.Turn(stream, anthropic.NewTextBlock("[tool][parallel] list the files"))
 			if len(m.Content) != 4 || m.Content[0].Thinking != u.Thought(1) || m.Content[1].Type != "thinking" ||
 				m.Content[2].Type != "tool_use" || m.Content[3].Type != "tool_use" || m.StopReason != anthropic.StopReasonToolUse {
 				t.Fatalf("turn 1: %s", m.RawJSON())
@@ -74,9 +73,7 @@ func TestSDKsJudgeAToolLoop(t *testing.T) {
 			if m.Model != "claude-sonnet-4-5" || m.Usage.InputTokens == 0 || m.Usage.OutputTokens != 50 {
 				t.Errorf("model %s, usage %+v", m.Model, m.Usage)
 			}
-			msgs = append(msgs, m.ToParam(), anthropic.NewUserMessage(
-				anthropic.NewToolResultBlock(m.Content[2].ID, "file1", false), anthropic.NewToolResultBlock(m.Content[3].ID, "file2", false)))
-			m = transporttest.Turn(t, c, stream, msgs)
+			m = loop.Turn(stream, anthropic.NewToolResultBlock(m.Content[2].ID, "file1", false), anthropic.NewToolResultBlock(m.Content[3].ID, "file2", false))
 			// The answer is its last block; whole (not streamed), Gemini signs
 			// the text part, and that signature rides in an empty thinking
 			// block before the text.

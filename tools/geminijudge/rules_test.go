@@ -25,17 +25,15 @@ var pdf = []byte("%PDF-1.4\n1 0 obj\n<</Type/Catalog>>\nendobj\ntrailer\n<</Root
 func TestSDKsJudgeADocumentInAToolResult(t *testing.T) {
 	u := llmtest.NewGeminiUpstream("gem")
 	defer u.Close()
-	c := client(t, u)
-	msgs := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("[tool] read spec.pdf"))}
-	m := transporttest.Turn(t, c, false, msgs)
+	loop := transporttest.NewLoop(t, client(t, u))
+	m := loop.Turn(false, anthropic.NewTextBlock("[tool] read spec.pdf"))
 	call := m.Content[len(m.Content)-1]
 	result := anthropic.ToolResultBlockParam{ToolUseID: call.ID, Content: []anthropic.ToolResultBlockParamContentUnion{
 		{OfText: &anthropic.TextBlockParam{Text: "PDF file read"}},
 		{OfDocument: &anthropic.DocumentBlockParam{Source: anthropic.DocumentBlockParamSourceUnion{
 			OfBase64: &anthropic.Base64PDFSourceParam{Data: base64.StdEncoding.EncodeToString(pdf)}}}},
 	}}
-	msgs = append(msgs, m.ToParam(), anthropic.NewUserMessage(anthropic.ContentBlockParamUnion{OfToolResult: &result}))
-	m = transporttest.Turn(t, c, true, msgs)
+	m = loop.Turn(true, anthropic.ContentBlockParamUnion{OfToolResult: &result})
 	if last := m.Content[len(m.Content)-1]; !strings.Contains(last.Text, "Seen: application/pdf.") {
 		t.Errorf("answer %s", m.RawJSON())
 	}

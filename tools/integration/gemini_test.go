@@ -17,17 +17,27 @@ const geminiKey = "gk-test"
 // reverse_proxy with transport gemini, which maps Claude's models to
 // gemini-3-pro-preview.
 func withGemini(name string) func(*gateway) {
+	return withGeminiServing(name, "gemini-3-pro-preview", "")
+}
+
+// withGeminiServing adds a Gemini upstream named name that serves model,
+// reached through transport gemini with the extra lines in its block.
+func withGeminiServing(name, model, extra string) func(*gateway) {
 	return func(g *gateway) {
 		u := llmtest.NewGeminiUpstream(name)
 		g.t.Cleanup(u.Close)
 		u.RequireKey(geminiKey)
-		u.ServeModel("gemini-3-pro-preview")
+		u.ServeModel(model)
 		if g.geminis == nil {
 			g.geminis = make(map[string]*llmtest.GeminiUpstream)
 		}
 		g.geminis[name] = u
 		g.Upstreams[name] = u.HostPort()
-		withBlock(name, "transport gemini {\n\t\t\tmodel claude-* gemini-3-pro-preview\n\t\t\tapi_key "+geminiKey+"\n\t\t}")(g)
+		block := "transport gemini {\n\t\t\tmodel claude-* " + model + "\n\t\t\tapi_key " + geminiKey
+		if extra != "" {
+			block += "\n\t\t\t" + extra
+		}
+		withBlock(name, block+"\n\t\t}")(g)
 	}
 }
 
@@ -40,10 +50,19 @@ type geminiRequest struct {
 			Thought          bool            `json:"thought"`
 			ThoughtSignature string          `json:"thoughtSignature"`
 			FunctionCall     json.RawMessage `json:"functionCall"`
-			FunctionResponse json.RawMessage `json:"functionResponse"`
+			InlineData       *geminiBlob     `json:"inlineData"`
+			FunctionResponse *struct {
+				Name  string `json:"name"`
+				Parts []struct {
+					InlineData geminiBlob `json:"inlineData"`
+				} `json:"parts"`
+			} `json:"functionResponse"`
 		} `json:"parts"`
 	} `json:"contents"`
 }
+
+// geminiBlob is media inline in a Gemini request, its data in base64.
+type geminiBlob struct{ MimeType, Data string }
 
 // lastGeminiRequest returns the last request u got, read.
 func lastGeminiRequest(t *testing.T, u *llmtest.GeminiUpstream) (llmtest.Received, geminiRequest) {

@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -229,16 +228,7 @@ func (g *gateway) send(t *testing.T, path string, h http.Header, body []byte) (i
 		t.Fatal(err)
 	}
 	req.Header = h.Clone()
-	resp, err := (&http.Client{Transport: g.transport, Timeout: 15 * time.Second}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header, b
+	return llmtest.Exchange(t, &http.Client{Transport: g.transport, Timeout: 15 * time.Second}, req)
 }
 
 // mockUpstream is any of the mock backends: what they received.
@@ -253,6 +243,42 @@ func refusals(u mockUpstream) int {
 		}
 	}
 	return n
+}
+
+// failures counts the answers of an upstream that were not 2xx.
+func failures(u mockUpstream) int {
+	n := 0
+	for _, r := range u.Requests() {
+		if r.Status >= http.StatusBadRequest {
+			n++
+		}
+	}
+	return n
+}
+
+// refusedFirstOnly fails the test unless the first request the upstream
+// called name got is the only one it refused, with status and, unless
+// message is "", message. It returns the requests after that one, which
+// the gateway sent knowing what the refusal taught it.
+func refusedFirstOnly(t *testing.T, name string, u mockUpstream, status int, message string) []llmtest.Received {
+	t.Helper()
+	reqs := u.Requests()
+	if n := failures(u); n != 1 || reqs[0].Status != status || message != "" && reqs[0].ErrorMessage != message {
+		t.Fatalf("%s refused %d times (first: %d %q), want once, the first, with %d %q", name, n, reqs[0].Status, reqs[0].ErrorMessage, status, message)
+	}
+	return reqs[1:]
+}
+
+// refusalsAfterRestart restarts Caddy, has c say one more thing, and fails
+// the test unless the upstream called name refused want times in all: what
+// the gateway learned from them outlived the restart.
+func refusalsAfterRestart(t *testing.T, g *gateway, c *llmtest.Conversation, name string, u mockUpstream, want int) {
+	t.Helper()
+	restartCaddy(t, g)
+	okTurns(t)(c.Say("after a restart"))
+	if n := failures(u); n != want {
+		t.Fatalf("after a restart, %s refused %d times in all, want %d", name, n, want)
+	}
 }
 
 // assertAccepted fails for every request the upstream called name

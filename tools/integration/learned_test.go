@@ -47,11 +47,7 @@ func TestAModelThatCannotThinkIsRefusedOnce(t *testing.T) {
 		t.Fatalf("learned_models series: %v", m)
 	}
 
-	restartCaddy(t, g)
-	ok(c.Say("after a restart"))
-	if n := refusals(ollama); n != 1 {
-		t.Fatalf("after a restart, ollama refused %d times in all, want once", n)
-	}
+	refusalsAfterRestart(t, g, c, "ollama", ollama, 1)
 }
 
 func hasLabel(labels []*dto.LabelPair, name, value string) bool {

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"encoding/json"
+	"net/http"
 	"testing"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
@@ -22,6 +23,30 @@ func withChat(name string, f llmtest.ChatFlavor, block string) func(*gateway) {
 			g.Blocks = make(map[string]string)
 		}
 		g.Blocks[name] = block
+	}
+}
+
+// newChatGateway returns a gateway whose only backend, name, is a
+// chat-completions server of flavor f reached through reverse_proxy with
+// block, and that server.
+func newChatGateway(t *testing.T, name string, f llmtest.ChatFlavor, block string) (*gateway, *llmtest.ChatUpstream) {
+	g := newGateway(t, nil, name, withChat(name, f, block))
+	return g, g.chats[name]
+}
+
+// wantEstimate fails the test unless count_tokens for c's conversation
+// is answered with a positive input_tokens, as a transport estimates it.
+func wantEstimate(t *testing.T, c *llmtest.Conversation) {
+	t.Helper()
+	turn, err := c.CountTokens()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var counted struct {
+		InputTokens int `json:"input_tokens"`
+	}
+	if turn.Status != http.StatusOK || json.Unmarshal(turn.Body, &counted) != nil || counted.InputTokens <= 0 {
+		t.Errorf("count_tokens: %d %s", turn.Status, turn.Body)
 	}
 }
 

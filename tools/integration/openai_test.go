@@ -26,9 +26,8 @@ func TestOpenAIToolLoop(t *testing.T) {
 }
 
 func testOpenAIToolLoop(t *testing.T, f llmtest.ChatFlavor, reasoning string, stream bool) {
-	g := newGateway(t, nil, "chat", withChat("chat", f,
-		"transport openai {\n\t\t\tmodel claude-* served-model\n\t\t\treasoning "+reasoning+"\n\t\t}"))
-	chat := g.chats["chat"]
+	g, chat := newChatGateway(t, "chat", f,
+		"transport openai {\n\t\t\tmodel claude-* served-model\n\t\t\treasoning "+reasoning+"\n\t\t}")
 	chat.RequireKey("sk-test")
 	chat.ServeModel("served-model")
 	c, ok := g.session("openai-loop")
@@ -165,8 +164,8 @@ func TestOpenAIErrorsMapped(t *testing.T) {
 		{"upstream exploded", mappedError{http.StatusInternalServerError, "api_error", "upstream exploded"}},
 	} {
 		testErrorMapped(t, tt.mappedError, func(t *testing.T) *gateway {
-			g := newGateway(t, nil, "chat", withChat("chat", llmtest.VLLMStyle, "transport openai"))
-			g.chats["chat"].FailNext(tt.status, tt.body)
+			g, chat := newChatGateway(t, "chat", llmtest.VLLMStyle, "transport openai")
+			chat.FailNext(tt.status, tt.body)
 			return g
 		})
 	}
@@ -175,19 +174,9 @@ func TestOpenAIErrorsMapped(t *testing.T) {
 // TestOpenAICountTokens: count_tokens is answered with an estimate by the
 // transport; the server, which has no such endpoint, is not asked.
 func TestOpenAICountTokens(t *testing.T) {
-	g := newGateway(t, nil, "chat", withChat("chat", llmtest.VLLMStyle, "transport openai"))
-	c := g.conversation("count")
-	turn, err := c.CountTokens()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got struct {
-		InputTokens int `json:"input_tokens"`
-	}
-	if turn.Status != http.StatusOK || json.Unmarshal(turn.Body, &got) != nil || got.InputTokens <= 0 {
-		t.Fatalf("count_tokens: %d %s", turn.Status, turn.Body)
-	}
-	if n := len(g.chats["chat"].Requests()); n != 0 {
+	g, chat := newChatGateway(t, "chat", llmtest.VLLMStyle, "transport openai")
+	wantEstimate(t, g.conversation("count"))
+	if n := len(chat.Requests()); n != 0 {
 		t.Errorf("the chat server got %d requests", n)
 	}
 }

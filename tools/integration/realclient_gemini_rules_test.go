@@ -51,18 +51,7 @@ func TestRealClaudeCodeGeminiReadsAPDF(t *testing.T) {
 	}
 	var parts []string
 	for _, r := range gem.Requests() {
-		var req struct {
-			Contents []struct {
-				Parts []struct {
-					FunctionResponse *struct {
-						Name  string `json:"name"`
-						Parts []struct {
-							InlineData struct{ MimeType, Data string } `json:"inlineData"`
-						} `json:"parts"`
-					} `json:"functionResponse"`
-				} `json:"parts"`
-			} `json:"contents"`
-		}
+		var req geminiRequest
 		if err := json.Unmarshal(r.Body, &req); err != nil {
 			t.Fatal(err)
 		}

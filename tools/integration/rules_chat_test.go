@@ -221,19 +221,14 @@ func learnedFacts(g *gateway, backend, model string) string {
 // then on, through a tool loop, streamed and not, and after a restart
 // (persisted): one refusal in all, none seen by the client.
 func TestOpenAIReasoningModelsLearnMaxCompletionTokens(t *testing.T) {
-	g := newGateway(t, nil, "openai", withChat("openai", llmtest.OpenAIStyle,
-		"transport openai {\n\t\t\tmodel claude-* gpt-5\n\t\t\treasoning none\n\t\t}"))
-	u := g.chats["openai"]
+	g, u := newChatGateway(t, "openai", llmtest.OpenAIStyle,
+		"transport openai {\n\t\t\tmodel claude-* gpt-5\n\t\t\treasoning none\n\t\t}")
 	c, ok := g.session("max-completion-tokens")
 	ok(c.Say("hello"))
 	c.Stream = false
 	ok(c.Say("[tool] list the files"))
 	ok(c.ToolResult("a.go"))
-	reqs := u.Requests()
-	if n := refusals(u); n != 1 || reqs[0].Status != http.StatusBadRequest || reqs[0].ErrorMessage != llmtest.MaxTokensRefusal {
-		t.Fatalf("gpt-5 refused %d times (first: %d %q), want once, in OpenAI's words", n, reqs[0].Status, reqs[0].ErrorMessage)
-	}
-	for _, r := range reqs[1:] {
+	for _, r := range refusedFirstOnly(t, "gpt-5", u, http.StatusBadRequest, llmtest.MaxTokensRefusal) {
 		top, _ := chatRequest(t, r.Body)
 		if _, has := top["max_tokens"]; has || string(top["max_completion_tokens"]) != "32000" {
 			t.Fatalf("after the refusal: %s", r.Body)
@@ -242,19 +237,14 @@ func TestOpenAIReasoningModelsLearnMaxCompletionTokens(t *testing.T) {
 	if f := learnedFacts(g, "openai", "claude-sonnet-4-5"); f != "max_completion_tokens" {
 		t.Fatalf("learned %q", f)
 	}
-	restartCaddy(t, g)
-	ok(c.Say("after a restart"))
-	if n := refusals(u); n != 1 {
-		t.Fatalf("after a restart, gpt-5 refused %d times in all, want once", n)
-	}
+	refusalsAfterRestart(t, g, c, "gpt-5", u, 1)
 }
 
 // TestMaxTokensFieldDeclared: declared with max_tokens_field, the cap goes
 // as max_completion_tokens from the first request: no refusal at all.
 func TestMaxTokensFieldDeclared(t *testing.T) {
-	g := newGateway(t, nil, "openai", withChat("openai", llmtest.OpenAIStyle,
-		"transport openai {\n\t\t\tmodel claude-* o4-mini\n\t\t\treasoning none\n\t\t\tmax_tokens_field max_completion_tokens\n\t\t\tmax_tokens 16000\n\t\t}"))
-	u := g.chats["openai"]
+	g, u := newChatGateway(t, "openai", llmtest.OpenAIStyle,
+		"transport openai {\n\t\t\tmodel claude-* o4-mini\n\t\t\treasoning none\n\t\t\tmax_tokens_field max_completion_tokens\n\t\t\tmax_tokens 16000\n\t\t}")
 	c, ok := g.session("max-tokens-field")
 	ok(c.Say("hello"))
 	top, _ := chatRequest(t, lastRequest(t, u).Body)
@@ -270,19 +260,14 @@ func TestMaxTokensFieldDeclared(t *testing.T) {
 // disabled config, and the transport asks for "low" from then on; none
 // after a restart (persisted). Requests that think go as they say.
 func TestAModelThatAlwaysThinksIsNeverToldNone(t *testing.T) {
-	g := newGateway(t, nil, "kimi", withChat("kimi", llmtest.KimiCodeStyle,
-		"transport openai {\n\t\t\tmodel claude-* kimi-for-coding\n\t\t\tthinking_switch reasoning_effort\n\t\t}"))
-	u := g.chats["kimi"]
+	g, u := newChatGateway(t, "kimi", llmtest.KimiCodeStyle,
+		"transport openai {\n\t\t\tmodel claude-* kimi-for-coding\n\t\t\tthinking_switch reasoning_effort\n\t\t}")
 	c, ok := g.session("always-thinks")
 	c.Thinking = "disabled"
 	ok(c.Say("a title, please"))
 	ok(c.Say("[tool] list the files"))
 	ok(c.ToolResult("a.go"))
-	reqs := u.Requests()
-	if n := refusals(u); n != 1 || reqs[0].ErrorMessage != llmtest.EffortNoneRefusal {
-		t.Fatalf("Kimi Code refused %d times (first %q), want once, in its words", n, reqs[0].ErrorMessage)
-	}
-	for _, r := range reqs[1:] {
+	for _, r := range refusedFirstOnly(t, "Kimi Code", u, http.StatusBadRequest, llmtest.EffortNoneRefusal) {
 		top, _ := chatRequest(t, r.Body)
 		if string(top["reasoning_effort"]) != `"low"` {
 			t.Fatalf("after the refusal: %s", r.Body)
@@ -296,12 +281,8 @@ func TestAModelThatAlwaysThinksIsNeverToldNone(t *testing.T) {
 	if top, _ := chatRequest(t, lastRequest(t, u).Body); string(top["reasoning_effort"]) != `"high"` {
 		t.Errorf("a request that thinks went with reasoning_effort %s", top["reasoning_effort"])
 	}
-	restartCaddy(t, g)
 	c.Thinking = "disabled"
-	ok(c.Say("after a restart"))
-	if n := refusals(u); n != 1 {
-		t.Fatalf("after a restart, Kimi Code refused %d times in all, want once", n)
-	}
+	refusalsAfterRestart(t, g, c, "Kimi Code", u, 1)
 }
 
 // TestFillersStayPutAsTheConversationGrows: a DeepSeek V4 server, which

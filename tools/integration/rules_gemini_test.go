@@ -21,27 +21,6 @@ import (
 // front of reverse_proxy with transport gemini, the strict Gemini mock
 // refusing as the real API does.
 
-// withGeminiServing adds a Gemini upstream named name that serves model,
-// reached through transport gemini with the extra lines in its block.
-func withGeminiServing(name, model, extra string) func(*gateway) {
-	return func(g *gateway) {
-		u := llmtest.NewGeminiUpstream(name)
-		g.t.Cleanup(u.Close)
-		u.RequireKey(geminiKey)
-		u.ServeModel(model)
-		if g.geminis == nil {
-			g.geminis = make(map[string]*llmtest.GeminiUpstream)
-		}
-		g.geminis[name] = u
-		g.Upstreams[name] = u.HostPort()
-		block := "transport gemini {\n\t\t\tmodel claude-* " + model + "\n\t\t\tapi_key " + geminiKey
-		if extra != "" {
-			block += "\n\t\t\t" + extra
-		}
-		withBlock(name, block+"\n\t\t}")(g)
-	}
-}
-
 // generationConfigs returns the generationConfig of every request u got,
 // as JSON.
 func generationConfigs(t *testing.T, u *llmtest.GeminiUpstream) []string {
@@ -158,11 +137,7 @@ func TestGeminiThinkingRefusalsLearnedOnce(t *testing.T) {
 				t.Errorf("learned %+v, want nothing", s.Capabilities)
 			}
 
-			restartCaddy(t, g)
-			ok(c.Say("after a restart"))
-			if n := refusals(gem); n != tc.refusals {
-				t.Fatalf("after a restart, Gemini refused %d times in all, want %d", n, tc.refusals)
-			}
+			refusalsAfterRestart(t, g, c, "Gemini", gem, tc.refusals)
 		})
 	}
 }
@@ -221,22 +196,7 @@ func TestGeminiReadsAPDFInAToolLoop(t *testing.T) {
 				c.Stream = stream
 				okTurns(t)(c.Say("[tool] read spec.pdf"))
 				turn := toolResultWith(t, c, readPDF)
-				var sent struct {
-					Contents []struct {
-						Parts []struct {
-							InlineData       *struct{ MimeType string } `json:"inlineData"`
-							FunctionResponse *struct {
-								Parts []struct {
-									InlineData struct{ MimeType, Data string } `json:"inlineData"`
-								} `json:"parts"`
-							} `json:"functionResponse"`
-						} `json:"parts"`
-					} `json:"contents"`
-				}
-				got, _ := lastGeminiRequest(t, gem)
-				if err := json.Unmarshal(got.Body, &sent); err != nil {
-					t.Fatal(err)
-				}
+				got, sent := lastGeminiRequest(t, gem)
 				parts := sent.Contents[len(sent.Contents)-1].Parts
 				var types []string
 				for _, p := range parts[1:] {
@@ -379,7 +339,7 @@ func TestGeminiClaudeCodeShapes(t *testing.T) {
 }
 
 // lastError returns the message of the last refusal u answered.
-func lastError(u *llmtest.GeminiUpstream) string {
+func lastError(u mockUpstream) string {
 	reqs := u.Requests()
 	if len(reqs) == 0 {
 		return "(nothing received)"

@@ -293,16 +293,7 @@ func TestResponsesClaudeCodeOtherShapes(t *testing.T) {
 		t.Errorf("tool_choice none went as %s, tools %s", top["tool_choice"], top["tools"])
 	}
 
-	turn, err := c.CountTokens()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var counted struct {
-		InputTokens int `json:"input_tokens"`
-	}
-	if turn.Status != http.StatusOK || json.Unmarshal(turn.Body, &counted) != nil || counted.InputTokens <= 0 {
-		t.Errorf("count_tokens: %d %s", turn.Status, turn.Body)
-	}
+	wantEstimate(t, c)
 	if got := len(oa.Requests()); got != n {
 		t.Errorf("count_tokens reached the Responses upstream: %d requests, want %d", got, n)
 	}

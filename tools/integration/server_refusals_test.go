@@ -9,17 +9,6 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
 )
 
-// failures counts the answers of an upstream that were not 2xx.
-func failures(u *llmtest.Upstream) int {
-	n := 0
-	for _, r := range u.Requests() {
-		if r.Status >= http.StatusBadRequest {
-			n++
-		}
-	}
-	return n
-}
-
 // thinkingConfigOf returns the thinking member of a request body, or nil.
 func thinkingConfigOf(t *testing.T, body []byte) map[string]any {
 	t.Helper()
@@ -46,11 +35,7 @@ func TestAFastAPIServerThatRefusesAdaptiveIsLearnedOnce(t *testing.T) {
 	ok(c.Say("[tool] list the files"))
 	ok(c.ToolResult("a.go"))
 	ok(c.Say("thanks"))
-	reqs := omlx.Requests()
-	if n := failures(omlx); n != 1 || reqs[0].Status != http.StatusUnprocessableEntity {
-		t.Fatalf("omlx refused %d times (first: %d), want once with 422", n, reqs[0].Status)
-	}
-	for _, r := range reqs[1:] {
+	for _, r := range refusedFirstOnly(t, "omlx", omlx, http.StatusUnprocessableEntity, "") {
 		if cfg := thinkingConfigOf(t, r.Body); cfg["type"] != "enabled" || cfg["budget_tokens"] == nil {
 			t.Fatalf("a request after the refusal asks for %v:\n%s", cfg, r.Body)
 		}
@@ -58,11 +43,7 @@ func TestAFastAPIServerThatRefusesAdaptiveIsLearnedOnce(t *testing.T) {
 	if s := g.stats(); len(s.Capabilities) != 1 || strings.Join(s.Capabilities[0].Names, "+") != "no_adaptive_thinking" {
 		t.Fatalf("learned %+v", s.Capabilities)
 	}
-	restartCaddy(t, g)
-	ok(c.Say("after a restart"))
-	if n := failures(omlx); n != 1 {
-		t.Fatalf("after a restart omlx refused %d times in all, want once", n)
-	}
+	refusalsAfterRestart(t, g, c, "omlx", omlx, 1)
 }
 
 // TestAModelThatAlwaysThinksIsNeverToldToStop: GLM-5.3 refuses a request
@@ -104,9 +85,5 @@ func TestAModelThatAlwaysThinksIsNeverToldToStop(t *testing.T) {
 		!strings.Contains(strings.Join(s.Capabilities[0].Names, "+"), "always_thinks") {
 		t.Fatalf("learned %+v", s.Capabilities)
 	}
-	restartCaddy(t, g)
-	ok(c.Say("after a restart"))
-	if n := failures(zai); n != 1 {
-		t.Fatalf("after a restart zai refused %d times in all, want once", n)
-	}
+	refusalsAfterRestart(t, g, c, "zai", zai, 1)
 }

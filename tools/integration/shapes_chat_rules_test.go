@@ -51,8 +51,7 @@ func TestClaudeCodeSideShapesThroughOpenAI(t *testing.T) {
 		{llmtest.OpenAIStyle, "model * gpt-5\n\t\t\treasoning none\n\t\t\tmax_tokens_field max_completion_tokens\n\t\t\tthinking_switch reasoning_effort"},
 	} {
 		t.Run(tc.flavor.String(), func(t *testing.T) {
-			g := newGateway(t, nil, "chat", withChat("chat", tc.flavor, "transport openai {\n\t\t\t"+tc.block+"\n\t\t}"))
-			chat := g.chats["chat"]
+			g, chat := newChatGateway(t, "chat", tc.flavor, "transport openai {\n\t\t\t"+tc.block+"\n\t\t}")
 			h := claudeCodeHeaders(t)
 			for name, shape := range sideShapes(t) {
 				for _, stream := range []bool{true, false} {

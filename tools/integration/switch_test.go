@@ -20,12 +20,21 @@ func TestPlainReverseProxyFailsOnSwitch(t *testing.T) {
 	c, ok := g.session("plain-proxy")
 	ok(c.Say("hello"))
 	g.use("anthropic")
-	turn, err := c.Say("now on anthropic")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if turn.Status != http.StatusBadRequest || !strings.Contains(turn.ErrorMessage, "Invalid `signature` in `thinking` block") {
-		t.Fatalf("plain proxy: status %d %q, want the signature 400", turn.Status, turn.ErrorMessage)
+	wantSignatureRefusal(t)(c.Say("now on anthropic"))
+}
+
+// wantSignatureRefusal returns a check that fails the test unless a turn
+// got the strict backend's refusal of a foreign signature itself, as a
+// client of plain reverse_proxy does.
+func wantSignatureRefusal(t *testing.T) func(*llmtest.Turn, error) {
+	return func(turn *llmtest.Turn, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if turn.Status != http.StatusBadRequest || !strings.Contains(turn.ErrorMessage, "Invalid `signature` in `thinking` block") {
+			t.Fatalf("status %d %q, want the signature 400 itself", turn.Status, turn.ErrorMessage)
+		}
 	}
 }
 

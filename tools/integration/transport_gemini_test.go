@@ -20,14 +20,7 @@ func TestGeminiRoundTrip(t *testing.T) {
 	g := &transport.Gemini{Models: transport.Models{{Match: "claude-*", Model: "gemini-3-pro-preview"}}, APIKey: "gk-test", SigningKey: "test secret"}
 	transporttest.Provision(t, g)
 
-	tools := `"tools":[{"name":"Bash","description":"Run","input_schema":{"type":"object","properties":{"command":{"type":"string"}}}}]`
-	first := `{"model":"claude-sonnet-4-5","max_tokens":100,"thinking":{"type":"enabled","budget_tokens":2048},` + tools +
-		`,"messages":[{"role":"user","content":"[tool] list files"}]}`
-	resp, body := transporttest.Post(t, g, up.URL()+"/v1/messages?beta=true", first)
-	var m message
-	if err := json.Unmarshal([]byte(body), &m); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("%d %s", resp.StatusCode, body)
-	}
+	m, body := startToolLoop(t, g, up.URL()+"/v1/messages?beta=true", up)
 	if len(m.Content) != 3 || m.Content[0].Type != "thinking" || m.Content[0].Thinking != up.Thought(1) ||
 		m.Content[1].Type != "thinking" || m.Content[1].Thinking != "" || !strings.HasPrefix(m.Content[1].Signature, "llmthinking.v1.reasoning.gemini.n") ||
 		m.Content[2].Type != "tool_use" || m.Content[2].Name != "Bash" || string(m.Content[2].Input) != `{"command":"echo gem 0"}` ||
@@ -39,11 +32,7 @@ func TestGeminiRoundTrip(t *testing.T) {
 		t.Fatalf("upstream got %s with %v", got.Path, got.Header)
 	}
 
-	assistant, _ := json.Marshal(m.Content)
-	second := `{"model":"claude-sonnet-4-5","max_tokens":100,"stream":true,"thinking":{"type":"enabled","budget_tokens":2048},` + tools +
-		`,"messages":[{"role":"user","content":"[tool] list files"},{"role":"assistant","content":` + string(assistant) +
-		`},{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + m.Content[2].ID + `","content":"a.txt"}]}]}`
-	resp, body = transporttest.Post(t, g, up.URL()+"/v1/messages", second)
+	resp, body := transporttest.Post(t, g, up.URL()+"/v1/messages", toolLoopResult(m.Content, m.Content[2].ID))
 	if resp.StatusCode != 200 || !strings.Contains(body, "event: message_stop") || !strings.Contains(body, `"text":"gem an`) {
 		t.Fatalf("second turn: %d %s\nupstream: %s", resp.StatusCode, body, up.Requests()[1].ErrorMessage)
 	}

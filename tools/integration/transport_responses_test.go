@@ -23,14 +23,7 @@ func TestResponsesRoundTrip(t *testing.T) {
 	r := &transport.Responses{Models: transport.Models{{Match: "claude-*", Model: "gpt-5"}}, APIKey: "sk-oa", SigningKey: "test secret"}
 	transporttest.Provision(t, r)
 
-	tools := `"tools":[{"name":"Bash","description":"Run","input_schema":{"type":"object","properties":{"command":{"type":"string"}}}}]`
-	first := `{"model":"claude-sonnet-4-5","max_tokens":100,"thinking":{"type":"enabled","budget_tokens":2048},` + tools +
-		`,"messages":[{"role":"user","content":"[tool] list files"}]}`
-	resp, body := transporttest.Post(t, r, up.URL()+"/v1/messages?beta=true", first)
-	var m message
-	if err := json.Unmarshal([]byte(body), &m); err != nil || resp.StatusCode != 200 {
-		t.Fatalf("%d %s\nupstream: %s", resp.StatusCode, body, up.Requests()[0].ErrorMessage)
-	}
+	m, body := startToolLoop(t, r, up.URL()+"/v1/messages?beta=true", up)
 	if len(m.Content) != 2 || m.Content[0].Type != "thinking" || m.Content[0].Thinking != up.Summary(1) ||
 		!strings.HasPrefix(m.Content[0].Signature, "llmthinking.v1.reasoning.responses.t") ||
 		m.Content[1].Type != "tool_use" || m.Content[1].Name != "Bash" || m.StopReason != "tool_use" || m.Model != "claude-sonnet-4-5" {
@@ -42,11 +35,7 @@ func TestResponsesRoundTrip(t *testing.T) {
 		t.Fatalf("upstream got %s?%s with %v", got.Path, got.RawQuery, got.Header)
 	}
 
-	assistant, _ := json.Marshal(m.Content)
-	second := `{"model":"claude-sonnet-4-5","max_tokens":100,"stream":true,"thinking":{"type":"enabled","budget_tokens":2048},` + tools +
-		`,"messages":[{"role":"user","content":"[tool] list files"},{"role":"assistant","content":` + string(assistant) +
-		`},{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + m.Content[1].ID + `","content":"a.txt"}]}]}`
-	resp, body = transporttest.Post(t, r, up.URL()+"/v1/messages", second)
+	resp, body := transporttest.Post(t, r, up.URL()+"/v1/messages", toolLoopResult(m.Content, m.Content[1].ID))
 	if resp.StatusCode != 200 || !strings.Contains(body, "event: message_stop") || streamedText(body) != "oa answer 2." {
 		t.Fatalf("second turn: %d %s\nupstream: %s", resp.StatusCode, body, up.Requests()[1].ErrorMessage)
 	}

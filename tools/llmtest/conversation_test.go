@@ -11,13 +11,9 @@ import (
 	"testing"
 )
 
-const (
-	wantSystem = `[{"type":"text","text":"You are Claude Code, Anthropic's official CLI for Claude."}]`
-	wantTools  = `[{"name":"Bash","description":"Executes a given bash command and returns its output.","input_schema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"command":{"description":"The command to execute","type":"string"},"timeout":{"description":"Optional timeout in milliseconds (max 600000)","type":"number"},"description":{"description":"Clear, concise description of what this command does in active voice.","type":"string"}},"required":["command"],"additionalProperties":false}}]`
-	// wantUserID is metadata.user_id for "session-1"; the device id is
-	// sha256("session-1").
-	wantUserID = `"{\"device_id\":\"84097828fc31a8c8d29210df48901a85de7fd013f686b17be77d1be29cb7a98b\",\"account_uuid\":\"\",\"session_id\":\"session-1\"}"`
-)
+// wantUserID is metadata.user_id for "session-1"; the device id is
+// sha256("session-1").
+const wantUserID = `"{\"device_id\":\"84097828fc31a8c8d29210df48901a85de7fd013f686b17be77d1be29cb7a98b\",\"account_uuid\":\"\",\"session_id\":\"session-1\"}"`
 
 func TestConversationBody(t *testing.T) {
 	tests := []struct {
@@ -41,8 +37,8 @@ func TestConversationBody(t *testing.T) {
 			c := NewConversation("http://127.0.0.1:1", "session-1")
 			tt.configure(c)
 			c.Messages = append(c.Messages, json.RawMessage(`{"role":"user","content":"<b>"}`))
-			want := `{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"<b>"}],"system":` + wantSystem +
-				`,"tools":` + wantTools + `,"metadata":{"user_id":` + wantUserID + `},"max_tokens":32000,` + tt.thinking
+			want := `{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"<b>"}],"system":` + claudeCodeSystem +
+				`,"tools":` + claudeCodeTools + `,"metadata":{"user_id":` + wantUserID + `},"max_tokens":32000,` + tt.thinking
 			if got := string(c.Body()); got != want {
 				t.Errorf("body\n got %s\nwant %s", got, want)
 			}
@@ -52,7 +48,7 @@ func TestConversationBody(t *testing.T) {
 
 func TestConversationZeroValueDefaults(t *testing.T) {
 	c := &Conversation{SessionID: "session-1"}
-	want := `{"model":"claude-sonnet-4-5","messages":[],"system":` + wantSystem + `,"tools":` + wantTools +
+	want := `{"model":"claude-sonnet-4-5","messages":[],"system":` + claudeCodeSystem + `,"tools":` + claudeCodeTools +
 		`,"metadata":{"user_id":` + wantUserID + `},"max_tokens":32000,"thinking":{"budget_tokens":31999,"type":"enabled","display":"omitted"},` +
 		`"context_management":{"edits":[{"type":"clear_thinking_20251015","keep":"all"}]},"stream":false}`
 	if got := string(c.Body()); got != want {

@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -40,6 +41,22 @@ func blockStop(index int) string {
 	return event("content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, index))
 }
 
+// deltas are the deltas of the block at index, of type typ ("text",
+// "thinking"), that stream chunks.
+func deltas(index int, typ string, chunks ...string) string {
+	var out strings.Builder
+	for _, c := range chunks {
+		j, _ := json.Marshal(c)
+		out.WriteString(delta(index, `{"type":"`+typ+`_delta","`+typ+`":`+string(j)+`}`))
+	}
+	return out.String()
+}
+
+// textBlock is a text block at index, streamed as chunks.
+func textBlock(index int, chunks ...string) string {
+	return blockStart(index, `{"type":"text","text":""}`) + deltas(index, "text", chunks...) + blockStop(index)
+}
+
 func messageEnd(stop string, outputTokens int) string {
 	return event("message_delta", fmt.Sprintf(`{"type":"message_delta","delta":{"stop_reason":%q,"stop_sequence":null},"usage":{"output_tokens":%d}}`, stop, outputTokens)) +
 		event("message_stop", `{"type":"message_stop"}`)
@@ -52,9 +69,7 @@ func TestStreamFramingStrict(t *testing.T) {
 	want := messageStart("msg_a_1", in) +
 		event("ping", `{"type":"ping"}`) +
 		blockStart(0, `{"type":"thinking","thinking":"","signature":""}`) +
-		delta(0, `{"type":"thinking_delta","thinking":"a thinks #1"}`) +
-		delta(0, `{"type":"thinking_delta","thinking":": \"plan\" \u003cb"}`) +
-		delta(0, `{"type":"thinking_delta","thinking":"\u003eé😀\nstep 2"}`) +
+		deltas(0, "thinking", "a thinks #1", `: "plan" <b`, ">é😀\nstep 2") +
 		delta(0, `{"type":"signature_delta","signature":"`+sig+`"}`) +
 		blockStop(0) +
 		blockStart(1, `{"type":"redacted_thinking","data":"`+data+`"}`) +
@@ -87,11 +102,7 @@ func TestStreamFramingOmittedThinking(t *testing.T) {
 		blockStart(0, `{"type":"thinking","thinking":"","signature":""}`) +
 		delta(0, `{"type":"signature_delta","signature":"`+sig+`"}`) +
 		blockStop(0) +
-		blockStart(1, `{"type":"text","text":""}`) +
-		delta(1, `{"type":"text_delta","text":"a an"}`) +
-		delta(1, `{"type":"text_delta","text":"swer"}`) +
-		delta(1, `{"type":"text_delta","text":" 1."}`) +
-		blockStop(1) +
+		textBlock(1, "a an", "swer", " 1.") +
 		messageEnd("end_turn", 3)
 	if string(turn.Raw) != want {
 		t.Errorf("stream\n got %q\nwant %q", turn.Raw, want)
@@ -104,15 +115,9 @@ func TestStreamFramingUnsigned(t *testing.T) {
 	want := messageStart("msg_o_1", in) +
 		event("ping", `{"type":"ping"}`) +
 		blockStart(0, `{"type":"thinking","thinking":""}`) +
-		delta(0, `{"type":"thinking_delta","thinking":"o thinks #1"}`) +
-		delta(0, `{"type":"thinking_delta","thinking":": \"plan\" \u003cb"}`) +
-		delta(0, `{"type":"thinking_delta","thinking":"\u003eé😀\nstep 2"}`) +
+		deltas(0, "thinking", "o thinks #1", `: "plan" <b`, ">é😀\nstep 2") +
 		blockStop(0) +
-		blockStart(1, `{"type":"text","text":""}`) +
-		delta(1, `{"type":"text_delta","text":"o an"}`) +
-		delta(1, `{"type":"text_delta","text":"swer"}`) +
-		delta(1, `{"type":"text_delta","text":" 1."}`) +
-		blockStop(1) +
+		textBlock(1, "o an", "swer", " 1.") +
 		messageEnd("end_turn", 12)
 	if string(turn.Raw) != want {
 		t.Errorf("stream\n got %q\nwant %q", turn.Raw, want)

@@ -111,6 +111,16 @@ func readObject(raw json.RawMessage, path string) (object, *respErr) {
 	return o, nil
 }
 
+// readObjectOf reads raw, the value at path, as an object of no members
+// but known: the first other one is refused.
+func readObjectOf(raw json.RawMessage, path string, known ...string) (object, *respErr) {
+	o, e := readObject(raw, path)
+	if e != nil {
+		return o, e
+	}
+	return o, o.only(known...)
+}
+
 // at returns the path of member name.
 func (o object) at(name string) string {
 	if o.path == "" {

@@ -96,11 +96,8 @@ func readReasoning(req *respRequest, top object) *respErr {
 	if isNull(top.m["reasoning"]) {
 		return nil
 	}
-	r, e := readObject(top.m["reasoning"], "reasoning")
+	r, e := readObjectOf(top.m["reasoning"], "reasoning", "effort", "summary")
 	if e != nil {
-		return e
-	}
-	if e := r.only("effort", "summary"); e != nil {
 		return e
 	}
 	effort, e := r.str("effort", false)
@@ -139,11 +136,8 @@ func readInclude(req *respRequest, top object) *respErr {
 func readTools(req *respRequest, top object) *respErr {
 	tools, _ := top.array("tools")
 	for i, raw := range tools {
-		t, e := readObject(raw, fmt.Sprintf("tools[%d]", i))
+		t, e := readObjectOf(raw, fmt.Sprintf("tools[%d]", i), "type", "name", "description", "parameters", "strict")
 		if e != nil {
-			return e
-		}
-		if e := t.only("type", "name", "description", "parameters", "strict"); e != nil {
 			return e
 		}
 		typ, e := t.str("type", true)
@@ -177,11 +171,7 @@ func readSettings(req *respRequest, top object) *respErr {
 		if isNull(top.m[o.name]) {
 			continue
 		}
-		v, e := readObject(top.m[o.name], o.name)
-		if e != nil {
-			return e
-		}
-		if e := v.only(o.known...); e != nil {
+		if _, e := readObjectOf(top.m[o.name], o.name, o.known...); e != nil {
 			return e
 		}
 	}
@@ -323,11 +313,8 @@ func readSummary(o object) *respErr {
 			return e
 		}
 		for j, raw := range parts {
-			p, e := readObject(raw, fmt.Sprintf("%s[%d]", o.at(list.name), j))
+			p, e := readObjectOf(raw, fmt.Sprintf("%s[%d]", o.at(list.name), j), "type", "text")
 			if e != nil {
-				return e
-			}
-			if e := p.only("type", "text"); e != nil {
 				return e
 			}
 			typ, e := p.str("type", true)

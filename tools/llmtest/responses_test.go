@@ -3,7 +3,6 @@ package llmtest
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -50,16 +49,7 @@ func post(t *testing.T, u *ResponsesUpstream, key string, body []byte) (int, htt
 	}
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, resp.Header, b
+	return Exchange(t, http.DefaultClient, req)
 }
 
 // respAnswer is the part of a response object the tests read.

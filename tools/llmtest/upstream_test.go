@@ -24,16 +24,10 @@ func TestUnknownEndpoints(t *testing.T) {
 		{http.MethodPost, "/v1/messages/batches"},
 	} {
 		req, _ := http.NewRequest(r.method, up.URL()+r.path, strings.NewReader("{}"))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var body bytes.Buffer
-		body.ReadFrom(resp.Body)
-		resp.Body.Close()
+		status, _, body := Exchange(t, http.DefaultClient, req)
 		want := fmt.Sprintf(`{"type":"error","error":{"type":"not_found_error","message":"Not Found"},"request_id":"req_a_%d"}`, i+1)
-		if resp.StatusCode != http.StatusNotFound || body.String() != want {
-			t.Errorf("%s %s: %d %s", r.method, r.path, resp.StatusCode, body.String())
+		if status != http.StatusNotFound || string(body) != want {
+			t.Errorf("%s %s: %d %s", r.method, r.path, status, body)
 		}
 		if got := up.Requests()[i]; got.Method != r.method || got.Path != r.path || got.Status != http.StatusNotFound || got.ErrorMessage != "Not Found" {
 			t.Errorf("Received %+v", got)

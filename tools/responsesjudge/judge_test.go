@@ -136,51 +136,36 @@ func decodeItem(raw json.RawMessage, path string, extra *[]string) (any, error) 
 	}
 	*extra = append(*extra, extraFields(reflect.ValueOf(item), path)...)
 	if head.Type == "function_call_output" {
-		return item, decodeParts(head.Output, path+".output", outputPart, extra)
+		return item, decodeParts(head.Output, path+".output", outputParts, extra)
 	}
 	if head.Type == "reasoning" {
 		return item, nil
 	}
-	return item, decodeParts(head.Content, path+".content", contentPart, extra)
+	return item, decodeParts(head.Content, path+".content", contentParts, extra)
 }
 
-// contentPart returns the SDK type of a message's content part of type
-// typ, nil for a type it does not have.
-func contentPart(typ string) any {
-	switch typ {
-	case "input_text":
-		return &responses.ResponseInputText{}
-	case "input_image":
-		return &responses.ResponseInputImage{}
-	case "input_file":
-		return &responses.ResponseInputFile{}
-	case "output_text":
-		return &responses.ResponseOutputText{}
-	case "refusal":
-		return &responses.ResponseOutputRefusal{}
-	}
-	return nil
+// contentParts are the SDK types of a message's content parts, by type.
+var contentParts = map[string]reflect.Type{
+	"input_text":  reflect.TypeFor[responses.ResponseInputText](),
+	"input_image": reflect.TypeFor[responses.ResponseInputImage](),
+	"input_file":  reflect.TypeFor[responses.ResponseInputFile](),
+	"output_text": reflect.TypeFor[responses.ResponseOutputText](),
+	"refusal":     reflect.TypeFor[responses.ResponseOutputRefusal](),
 }
 
-// outputPart returns the SDK type of a part of a function_call_output
-// given as an array (ResponseFunctionCallOutputItemUnion's variants), nil
-// for a type it does not have.
-func outputPart(typ string) any {
-	switch typ {
-	case "input_text":
-		return &responses.ResponseInputTextContent{}
-	case "input_image":
-		return &responses.ResponseInputImageContent{}
-	case "input_file":
-		return &responses.ResponseInputFileContent{}
-	}
-	return nil
+// outputParts are the SDK types of the parts of a function_call_output
+// given as an array (ResponseFunctionCallOutputItemUnion's variants), by
+// type.
+var outputParts = map[string]reflect.Type{
+	"input_text":  reflect.TypeFor[responses.ResponseInputTextContent](),
+	"input_image": reflect.TypeFor[responses.ResponseInputImageContent](),
+	"input_file":  reflect.TypeFor[responses.ResponseInputFileContent](),
 }
 
 // decodeParts decodes each part of an array, when parts is one, into the
-// SDK type newPart gives for its type, adding what the SDK did not know to
+// SDK type types gives for its type, adding what the SDK did not know to
 // extra. A string has no parts.
-func decodeParts(parts json.RawMessage, path string, newPart func(typ string) any, extra *[]string) error {
+func decodeParts(parts json.RawMessage, path string, types map[string]reflect.Type, extra *[]string) error {
 	var list []json.RawMessage
 	if json.Unmarshal(parts, &list) != nil {
 		return nil
@@ -189,10 +174,11 @@ func decodeParts(parts json.RawMessage, path string, newPart func(typ string) an
 		var p struct{ Type string }
 		json.Unmarshal(raw, &p)
 		at := fmt.Sprintf("%s[%d]", path, j)
-		part := newPart(p.Type)
-		if part == nil {
+		typ, ok := types[p.Type]
+		if !ok {
 			return fmt.Errorf("%s: a part of type %q", at, p.Type)
 		}
+		part := reflect.New(typ).Interface()
 		if err := json.Unmarshal(raw, part); err != nil {
 			return fmt.Errorf("%s: %v", at, err)
 		}

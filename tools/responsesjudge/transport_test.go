@@ -30,16 +30,13 @@ func TestSDKsJudgeAToolLoopThroughTheTransport(t *testing.T) {
 		t.Run(map[bool]string{true: "stream", false: "json"}[stream], func(t *testing.T) {
 			u := llmtest.NewResponsesUpstream("oa")
 			defer u.Close()
-			c := anthropicClient(t, u)
-			msgs := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("[tool][parallel] list the files"))}
-			m := transporttest.Turn(t, c, stream, msgs)
+			loop := transporttest.NewLoop(t, anthropicClient(t, u))
+			m := loop.Turn(stream, anthropic.NewTextBlock("[tool][parallel] list the files"))
 			if len(m.Content) != 3 || m.Content[0].Thinking != u.Summary(1) || m.Content[1].Type != "tool_use" ||
 				m.Content[2].Type != "tool_use" || m.StopReason != anthropic.StopReasonToolUse || m.Model != "claude-sonnet-4-5" {
 				t.Fatalf("turn 1: %s", m.RawJSON())
 			}
-			msgs = append(msgs, m.ToParam(), anthropic.NewUserMessage(
-				anthropic.NewToolResultBlock(m.Content[1].ID, "file1", false), anthropic.NewToolResultBlock(m.Content[2].ID, "file2", true)))
-			m = transporttest.Turn(t, c, stream, msgs)
+			m = loop.Turn(stream, anthropic.NewToolResultBlock(m.Content[1].ID, "file1", false), anthropic.NewToolResultBlock(m.Content[2].ID, "file2", true))
 			last := len(m.Content) - 1
 			if m.StopReason != anthropic.StopReasonEndTurn || m.Content[last].Text != "oa answer 2." || m.Content[0].Thinking != u.Summary(2) {
 				t.Fatalf("turn 2: %s", m.RawJSON())
@@ -82,9 +79,8 @@ func TestSDKsJudgeAToolLoopThroughTheTransport(t *testing.T) {
 func TestSDKsJudgeAReadThroughTheTransport(t *testing.T) {
 	u := llmtest.NewResponsesUpstream("oa")
 	defer u.Close()
-	c := anthropicClient(t, u)
-	msgs := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("[tool] read the files"))}
-	m := transporttest.Turn(t, c, false, msgs)
+	loop := transporttest.NewLoop(t, anthropicClient(t, u))
+	m := loop.Turn(false, anthropic.NewTextBlock("[tool] read the files"))
 	if len(m.Content) != 2 || m.Content[1].Type != "tool_use" {
 		t.Fatalf("turn 1: %s", m.RawJSON())
 	}
@@ -94,8 +90,7 @@ func TestSDKsJudgeAReadThroughTheTransport(t *testing.T) {
 		{OfImage: &anthropic.ImageBlockParam{Source: anthropic.ImageBlockParamSourceUnion{OfBase64: &anthropic.Base64ImageSourceParam{Data: png, MediaType: "image/png"}}}},
 		{OfDocument: &anthropic.DocumentBlockParam{Source: anthropic.DocumentBlockParamSourceUnion{OfBase64: &anthropic.Base64PDFSourceParam{Data: pdf}}}},
 	}}
-	msgs = append(msgs, m.ToParam(), anthropic.NewUserMessage(anthropic.ContentBlockParamUnion{OfToolResult: &result}))
-	if m = transporttest.Turn(t, c, false, msgs); m.Content[len(m.Content)-1].Text != "oa answer 2." {
+	if m = loop.Turn(false, anthropic.ContentBlockParamUnion{OfToolResult: &result}); m.Content[len(m.Content)-1].Text != "oa answer 2." {
 		t.Fatalf("turn 2: %s", m.RawJSON())
 	}
 	items := judge(t, u)[1].Items

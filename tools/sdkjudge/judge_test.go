@@ -33,9 +33,8 @@ func TestSDKToolLoop(t *testing.T) {
 			t.Run(fl.String()+map[bool]string{true: " stream", false: " json"}[stream], func(t *testing.T) {
 				u := llmtest.NewChatUpstream("chat", fl)
 				defer u.Close()
-				c := client(t, u, fl.Reasoning())
-				msgs := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("[tool] list the files"))}
-				m := transporttest.Turn(t, c, stream, msgs)
+				loop := transporttest.NewLoop(t, client(t, u, fl.Reasoning()))
+				m := loop.Turn(stream, anthropic.NewTextBlock("[tool] list the files"))
 				if len(m.Content) != 2 || m.Content[0].Type != "thinking" || !strings.HasPrefix(m.Content[0].Thinking, u.Reasoning(1)) ||
 					!strings.HasPrefix(m.Content[0].Signature, "llmthinking.v1.reasoning.") || m.Content[1].Type != "tool_use" {
 					t.Fatalf("turn 1: %s", m.RawJSON())
@@ -47,8 +46,7 @@ func TestSDKToolLoop(t *testing.T) {
 				if m.Model != "claude-sonnet-4-5" || m.StopReason != anthropic.StopReasonToolUse || m.Usage.InputTokens == 0 || m.Usage.OutputTokens == 0 {
 					t.Errorf("model %s, stop %s, usage %+v", m.Model, m.StopReason, m.Usage)
 				}
-				msgs = append(msgs, m.ToParam(), anthropic.NewUserMessage(anthropic.NewToolResultBlock(m.Content[1].ID, "file1 file2", false)))
-				m = transporttest.Turn(t, c, stream, msgs)
+				m = loop.Turn(stream, anthropic.NewToolResultBlock(m.Content[1].ID, "file1 file2", false))
 				if len(m.Content) != 2 || m.Content[1].Text != "chat answer 2." || m.StopReason != anthropic.StopReasonEndTurn {
 					t.Errorf("turn 2: %s", m.RawJSON())
 				}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"crypto/sha256"
 	"fmt"
 	"strings"
 
@@ -17,17 +15,13 @@ import (
 // the upstream's path is known.
 const geminiModel = "gemini-3-flash"
 
-// geminiSigningKey is the transport's signing_key: a fixed one, so that
-// no Caddy reads or makes one in its storage.
-const geminiSigningKey = "bench"
-
 // geminiAPI is the Gemini API, through transport gemini, which asks for
 // …/v1beta/models/{model}:streamGenerateContent?alt=sse where the client
 // asked for …/v1/messages with a stream.
 var geminiAPI = &api{
 	name:      "Gemini",
 	slug:      "gemini-sse",
-	transport: fmt.Sprintf("transport gemini {\n\t\t\tmodel * %s\n\t\t\tsigning_key %s\n\t\t}", geminiModel, geminiSigningKey),
+	transport: fmt.Sprintf("transport gemini {\n\t\t\tmodel * %s\n\t\t\tsigning_key %s\n\t\t}", geminiModel, signingKey),
 	upstreamPath: func(path string) string {
 		return strings.TrimSuffix(path, "/v1/messages") + "/v1beta/models/" + geminiModel + ":streamGenerateContent"
 	},
@@ -39,49 +33,19 @@ var geminiAPI = &api{
 // streamRequest, the upstream's Gemini stream, and what the transport
 // gives the client.
 //
-// The transport seals Gemini's thought signatures with a Signer of its
-// key and the upstream's host:port. Neither reaches these bytes: the
-// request has no thinking block whose envelope the Signer would open, and
-// in the answer only a thought part (its thinking block is sealed as it
-// closes) or a part with a thoughtSignature makes gemini's blocks seal an
-// envelope (blocks.part, closeOpen and signatureBlock); the stream's parts
-// are text alone, without signatures. So the Signer here
-// has the transport's key but not the upstream's address, which is not
-// known yet, and signerFree checks that another Signer gives the same
-// bytes.
+// Neither the transport's key nor the upstream's address reaches these
+// bytes: the request has no thinking block whose envelope the Signer would
+// open, and in the answer only a thought part (its thinking block is
+// sealed as it closes) or a part with a thoughtSignature makes gemini's
+// blocks seal an envelope (blocks.part, closeOpen and signatureBlock); the
+// stream's parts are text alone, without signatures.
 func translateGemini() (request []byte, native, translated *reply, err error) {
-	signer := gemini.NewSigner(geminiKey(geminiSigningKey), "")
-	tr, err := gemini.TranslateRequest(streamRequest, gemini.RequestOptions{Model: geminiModel, Signer: signer})
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("translate the request: %w", err)
-	}
-	native = geminiReply(translatedChunks)
-	translate := func(s envelope.Signer) *reply {
-		return translatedReply(native, gemini.NewStream(gemini.AnswerOptions{Model: tr.Model, Signer: s, InputTokens: tr.InputTokens}))
-	}
-	translated = translate(signer)
-	if err := signerFree(translated, translate(gemini.NewSigner(geminiKey("other"), "127.0.0.1:1"))); err != nil {
-		return nil, nil, nil, err
-	}
-	return tr.Body, native, translated, nil
-}
-
-// geminiKey returns the key transport gemini seals envelopes with for the
-// signing_key secret (see signingKey in package transport).
-func geminiKey(secret string) *envelope.Key {
-	k := envelope.Key(sha256.Sum256([]byte("llm_thinking signing_key\x00" + secret)))
-	return &k
-}
-
-// signerFree returns an error when two translations of the answer, by
-// Signers of different keys and upstreams, differ: the answer would then
-// carry envelopes, and the client's bytes would depend on the upstream's
-// address, which translateGemini does not give its Signer.
-func signerFree(a, b *reply) error {
-	if !bytes.Equal(a.body, b.body) {
-		return fmt.Errorf("the translated Gemini stream depends on the signing key or the upstream: it carries envelopes, which the text-only stream should not")
-	}
-	return nil
+	return translateSealed(gemini.NewSigner, geminiReply(translatedChunks), func(s envelope.Signer) ([]byte, func(envelope.Signer) chunker, error) {
+		tr, err := gemini.TranslateRequest(streamRequest, gemini.RequestOptions{Model: geminiModel, Signer: s})
+		return tr.Body, func(s envelope.Signer) chunker {
+			return gemini.NewStream(gemini.AnswerOptions{Model: tr.Model, Signer: s, InputTokens: tr.InputTokens})
+		}, err
+	})
 }
 
 // geminiReply returns a Gemini stream of chunks text chunks and a last

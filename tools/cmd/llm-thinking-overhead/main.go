@@ -64,43 +64,33 @@ func main() {
 	flag.Parse()
 	log.SetFlags(0)
 	log.SetPrefix("llm-thinking-overhead: ")
-	if *flood != "" {
-		if *profiles != "" {
-			if err := os.MkdirAll(*profiles, 0o755); err != nil {
-				log.Fatal(err)
-			}
-		}
-		results, err := runFloods(*caddy, *flood, *profiles, *memoryBudget)
-		if err != nil {
-			log.Fatal(err)
-		}
-		var ts []target
-		for _, r := range results {
-			reportFlood(os.Stdout, r)
-			ts = append(ts, floodTargets(r)...)
-		}
-		printTargets(os.Stdout, ts)
-		if *check && !allMet(ts) {
-			os.Exit(1)
-		}
-		return
-	}
-	if *rounds < 1 || *window <= 0 {
+	if *flood == "" && (*rounds < 1 || *window <= 0) {
 		log.Fatalf("need at least one round and a positive window, got -rounds %d -window %v", *rounds, *window)
 	}
-
 	if *profiles != "" {
 		if err := os.MkdirAll(*profiles, 0o755); err != nil {
 			log.Fatal(err)
 		}
 	}
-	s, err := run(*caddy, *rounds, *window, *profiles)
-	if err != nil {
-		log.Fatal(err)
+	var ts []target
+	if *flood != "" {
+		results, err := runFloods(*caddy, *flood, *profiles, *memoryBudget)
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, r := range results {
+			reportFlood(os.Stdout, r)
+			ts = append(ts, floodTargets(r)...)
+		}
+	} else {
+		s, err := run(*caddy, *rounds, *window, *profiles)
+		if err != nil {
+			log.Fatal(err)
+		}
+		report(os.Stdout, s)
+		ts = targets(s)
+		fmt.Println()
 	}
-	report(os.Stdout, s)
-	ts := targets(s)
-	fmt.Println()
 	printTargets(os.Stdout, ts)
 	if *check && !allMet(ts) {
 		os.Exit(1)

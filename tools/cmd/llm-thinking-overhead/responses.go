@@ -19,7 +19,7 @@ const responsesModel = "gpt-5"
 var responsesAPI = &api{
 	name:      "Responses",
 	slug:      "responses-sse",
-	transport: fmt.Sprintf("transport responses {\n\t\t\tmodel * %s\n\t\t\tsigning_key %s\n\t\t}", responsesModel, geminiSigningKey),
+	transport: fmt.Sprintf("transport responses {\n\t\t\tmodel * %s\n\t\t\tsigning_key %s\n\t\t}", responsesModel, signingKey),
 	upstreamPath: func(path string) string {
 		return strings.TrimSuffix(path, "/v1/messages") + "/v1/responses"
 	},
@@ -29,23 +29,14 @@ var responsesAPI = &api{
 // translateResponses returns what transport responses sends the upstream
 // for streamRequest, the upstream's stream, and what the transport gives
 // the client. As with Gemini's (see translateGemini), the answer has no
-// reasoning item, so no envelope: the client's bytes do not depend on the
-// Signer, which signerFree checks.
+// reasoning item, so no envelope.
 func translateResponses() (request []byte, native, translated *reply, err error) {
-	signer := responses.NewSigner(geminiKey(geminiSigningKey), "")
-	tr, err := responses.TranslateRequest(streamRequest, responses.RequestOptions{Model: responsesModel, Signer: signer})
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("translate the request: %w", err)
-	}
-	native = responsesReply(translatedChunks)
-	translate := func(s envelope.Signer) *reply {
-		return translatedReply(native, responses.NewStream(responses.AnswerOptions{Model: tr.Model, Signer: s, InputTokens: tr.InputTokens}))
-	}
-	translated = translate(signer)
-	if err := signerFree(translated, translate(responses.NewSigner(geminiKey("other"), "127.0.0.1:1"))); err != nil {
-		return nil, nil, nil, err
-	}
-	return tr.Body, native, translated, nil
+	return translateSealed(responses.NewSigner, responsesReply(translatedChunks), func(s envelope.Signer) ([]byte, func(envelope.Signer) chunker, error) {
+		tr, err := responses.TranslateRequest(streamRequest, responses.RequestOptions{Model: responsesModel, Signer: s})
+		return tr.Body, func(s envelope.Signer) chunker {
+			return responses.NewStream(responses.AnswerOptions{Model: tr.Model, Signer: s, InputTokens: tr.InputTokens})
+		}, err
+	})
 }
 
 // responsesReply returns a Responses stream as the API writes one for a
