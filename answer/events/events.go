@@ -16,6 +16,7 @@ package events
 
 import (
 	"bytes"
+	"encoding/binary"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 )
@@ -156,16 +157,22 @@ const (
 // block passes over the event at the cost of finding its end; one that
 // does reads it as a RawDelta.
 func DeltaEvent(raw []byte) (index, n int, ok bool) {
-	if !bytes.HasPrefix(raw, []byte(deltaEvent)) {
+	if len(raw) < len(deltaEvent)+2 || !startsDelta(raw) {
 		return 0, 0, false
 	}
 	rest := raw[len(deltaEvent):]
-	digits := 0
-	for digits < len(rest) && rest[digits]-'0' <= 9 {
-		digits++
-	}
-	if index, ok = indexOf(rest[:digits]); !ok || digits == len(rest) || rest[digits] != ',' {
-		return 0, 0, false
+	digits := 1
+	if rest[1] == ',' { // nearly every index has one digit
+		if index = int(rest[0] - '0'); uint(index) > 9 {
+			return 0, 0, false
+		}
+	} else {
+		for digits < len(rest) && rest[digits]-'0' <= 9 {
+			digits++
+		}
+		if index, ok = indexOf(rest[:digits]); !ok || digits == len(rest) || rest[digits] != ',' {
+			return 0, 0, false
+		}
 	}
 	end := bytes.IndexByte(rest[digits:], '\n')
 	if end < 0 {
@@ -176,6 +183,29 @@ func DeltaEvent(raw []byte) (index, n int, ok bool) {
 		return 0, 0, false
 	}
 	return index, len(deltaEvent) + end + 2, true
+}
+
+// deltaWords is deltaEvent in little-endian words, the last one ending
+// where deltaEvent ends.
+var deltaWords = func() (w [len(deltaEvent)/8 + 1]uint64) {
+	for i := range len(w) - 1 {
+		w[i] = binary.LittleEndian.Uint64([]byte(deltaEvent[8*i:]))
+	}
+	w[len(w)-1] = binary.LittleEndian.Uint64([]byte(deltaEvent[len(deltaEvent)-8:]))
+	return w
+}()
+
+// startsDelta reports whether b, at least as long as deltaEvent, starts
+// with it: a word at a time, as nearly every event of a stream is
+// compared with it.
+func startsDelta(b []byte) bool {
+	b = b[:len(deltaEvent)]
+	var diff uint64
+	for i := range len(deltaWords) - 1 {
+		diff |= binary.LittleEndian.Uint64(b[8*i:]) ^ deltaWords[i]
+	}
+	diff |= binary.LittleEndian.Uint64(b[len(b)-8:]) ^ deltaWords[len(deltaWords)-1]
+	return diff == 0
 }
 
 // RawDelta is a whole content_block_delta event that DeltaEvent read.
