@@ -24,6 +24,17 @@ func testTicket(limit int64) *Ticket {
 	return New(limit).Ticket(context.Background(), time.Second)
 }
 
+// readBody reads content as a request's body of at most 100 bytes on tk,
+// failing the test when it cannot.
+func readBody(t *testing.T, tk *Ticket, content string) *Body {
+	t.Helper()
+	b, err := ReadBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader(content)), 100, tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func TestReadBody(t *testing.T) {
 	content := strings.Repeat("x", 100)
 	read := func(r *http.Request, limit int64) (string, error) {
@@ -142,10 +153,7 @@ func TestReadBodyBeyondTheBudget(t *testing.T) {
 // through GetBody for a retry.
 func TestBodyBufferOutlivesTheHandler(t *testing.T) {
 	tk := testTicket(16 << 20)
-	b, err := ReadBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader("original")), 100, tk)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readBody(t, tk, "original")
 	first := b.Reader()
 	retry := b.Reader()
 	first.Close()
@@ -156,10 +164,7 @@ func TestBodyBufferOutlivesTheHandler(t *testing.T) {
 	// Reuse the cache hard: a prematurely recycled buffer would be
 	// overwritten here.
 	for range 100 {
-		other, err := ReadBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader("clobbered")), 100, tk)
-		if err != nil {
-			t.Fatal(err)
-		}
+		other := readBody(t, tk, "clobbered")
 		other.Close()
 	}
 	got, err := io.ReadAll(retry)
@@ -182,10 +187,7 @@ func TestBodyBufferOutlivesTheHandler(t *testing.T) {
 // never proxies) gives the body's room back once Go collects it.
 func TestUnclosedReaderGivesItsRoomBack(t *testing.T) {
 	tk := testTicket(16 << 20)
-	b, err := ReadBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader("never sent on")), 100, tk)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readBody(t, tk, "never sent on")
 	b.Reader() // dropped unclosed
 	b.Close()
 	if s := tk.b.Stats(); s.InUse == 0 {
@@ -270,10 +272,7 @@ func TestAClosedReaderLetsTheBytesBeCollected(t *testing.T) {
 // nothing more after.
 func TestBodyReaderWritesInOneWrite(t *testing.T) {
 	tk := testTicket(16 << 20)
-	b, err := ReadBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader("a whole body")), 100, tk)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readBody(t, tk, "a whole body")
 	r := b.Reader()
 	b.Close()
 	w := &writes{}
