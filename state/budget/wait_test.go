@@ -26,6 +26,14 @@ func take(tk *Ticket, need int) chan taken {
 	return done
 }
 
+// reserveWaiting asks for n bytes of room for tk in a goroutine, willing
+// to wait for it, and returns a channel that gets the outcome.
+func reserveWaiting(tk *Ticket, n int64) chan error {
+	done := make(chan error, 1)
+	go func() { done <- tk.Reserve(n, true) }()
+	return done
+}
+
 // awaitWaiters waits until n requests wait for room in b.
 func awaitWaiters(t *testing.T, b *Budget, n int) {
 	t.Helper()
@@ -231,18 +239,13 @@ func TestBudgetReservationWaitsForRoom(t *testing.T) {
 	if err := holder.Reserve(12<<20, true); err != nil {
 		t.Fatal(err)
 	}
-	reserve := func(tk *Ticket, n int64) chan error {
-		done := make(chan error, 1)
-		go func() { done <- tk.Reserve(n, true) }()
-		return done
-	}
-	fromFirst := reserve(first, 8<<20)
+	fromFirst := reserveWaiting(first, 8<<20)
 	awaitWaiters(t, b, 1)
 	holder.Unreserve(12 << 20)
 	if err := <-fromFirst; err != nil {
 		t.Fatalf("after room was given back: %v", err)
 	}
-	fromSecond := reserve(second, 12<<20)
+	fromSecond := reserveWaiting(second, 12<<20)
 	awaitWaiters(t, b, 1)
 	copied := make([]byte, 0, 1<<20)
 	first.Adopt(copied, 8<<20) // the copy took less than was reserved
@@ -273,14 +276,9 @@ func TestAFinishingRequestGoesFirstAndNeverGivesWay(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	reserve := func(tk *Ticket, n int64) chan error {
-		done := make(chan error, 1)
-		go func() { done <- tk.Reserve(n, true) }()
-		return done
-	}
-	fromOlder := reserve(older, 1<<20)
+	fromOlder := reserveWaiting(older, 1<<20)
 	awaitWaiters(t, b, 1)
-	fromFinishing := reserve(finishing, 256<<10)
+	fromFinishing := reserveWaiting(finishing, 256<<10)
 	if err := <-fromOlder; !errors.Is(err, ErrGaveWay) {
 		t.Fatalf("the older request on its way: %v, want ErrGaveWay", err)
 	}
