@@ -24,6 +24,15 @@ func testTicket(limit int64) *Ticket {
 	return New(limit).Ticket(context.Background(), time.Second)
 }
 
+// checkNothingInUse fails the test when tk's budget has room in use after
+// what the test did.
+func checkNothingInUse(t *testing.T, tk *Ticket, after string) {
+	t.Helper()
+	if s := tk.b.Stats(); s.InUse != 0 {
+		t.Fatalf("%d bytes in use after %s", s.InUse, after)
+	}
+}
+
 // readBody reads content as a request's body of at most 100 bytes on tk,
 // failing the test when it cannot.
 func readBody(t *testing.T, tk *Ticket, content string) *Body {
@@ -142,9 +151,7 @@ func TestReadBodyBeyondTheBudget(t *testing.T) {
 	if _, err := ReadBody(r, 32<<20, tk); !errors.Is(err, ErrBeyondBudget) {
 		t.Fatalf("a chunked body over the budget: err = %v", err)
 	}
-	if s := tk.b.Stats(); s.InUse != 0 {
-		t.Fatalf("%d bytes in use after both were refused", s.InUse)
-	}
+	checkNothingInUse(t, tk, "both were refused")
 }
 
 // TestBodyBufferOutlivesTheHandler checks the reference counting that makes
@@ -178,9 +185,7 @@ func TestBodyBufferOutlivesTheHandler(t *testing.T) {
 	if n := b.refs.Load(); n != 0 {
 		t.Fatalf("references = %d after every reader closed", n)
 	}
-	if s := tk.b.Stats(); s.InUse != 0 {
-		t.Fatalf("%d bytes in use after every reference went", s.InUse)
-	}
+	checkNothingInUse(t, tk, "every reference went")
 }
 
 // TestUnclosedReaderGivesItsRoomBack: a reader nobody closes (a route that
@@ -231,9 +236,7 @@ func TestCopyRoom(t *testing.T) {
 	unused.Close()
 	small.Close()
 	large.Close()
-	if s := tk.b.Stats(); s.InUse != 0 {
-		t.Fatalf("%d bytes in use after every copy was let go", s.InUse)
-	}
+	checkNothingInUse(t, tk, "every copy was let go")
 }
 
 // TestAClosedReaderLetsTheBytesBeCollected: a request outlives its body's
@@ -283,9 +286,7 @@ func TestBodyReaderWritesInOneWrite(t *testing.T) {
 		t.Fatalf("read %d bytes after the body was written", n)
 	}
 	r.Close()
-	if s := tk.b.Stats(); s.InUse != 0 {
-		t.Fatalf("%d bytes in use after the reader closed", s.InUse)
-	}
+	checkNothingInUse(t, tk, "the reader closed")
 }
 
 // writes records each write it gets.
