@@ -18,6 +18,7 @@ import (
 	"bytes"
 	"encoding/binary"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/eventstream"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 )
 
@@ -115,7 +116,7 @@ func Read(data []byte) (Event, bool) {
 	}
 	ev.Type = typeOf(jsonscan.Name(typ, &name))
 	if ev.IndexAt[1] > 0 {
-		ev.Index, ev.HasIndex = indexOf(data[ev.IndexAt[0]:ev.IndexAt[1]])
+		ev.Index, ev.HasIndex = eventstream.Index(data[ev.IndexAt[0]:ev.IndexAt[1]], MaxIndex)
 	}
 	return ev, true
 }
@@ -139,7 +140,7 @@ func DeltaIndex(data []byte) (int, bool) {
 	if end < 0 {
 		return 0, false
 	}
-	return indexOf(rest[:end])
+	return eventstream.Index(rest[:end], MaxIndex)
 }
 
 // deltaEvent starts a content_block_delta event as the API writes it, its
@@ -170,7 +171,7 @@ func DeltaEvent(raw []byte) (index, n int, ok bool) {
 		for digits < len(rest) && rest[digits]-'0' <= 9 {
 			digits++
 		}
-		if index, ok = indexOf(rest[:digits]); !ok || digits == len(rest) || rest[digits] != ',' {
+		if index, ok = eventstream.Index(rest[:digits], MaxIndex); !ok || digits == len(rest) || rest[digits] != ',' {
 			return 0, 0, false
 		}
 	}
@@ -290,7 +291,7 @@ func Quick(data []byte) (Event, bool) {
 		return Event{}, false
 	}
 	ev := Event{Type: ContentBlockDelta, IndexAt: [2]int{len(deltaHead), len(deltaHead) + end}}
-	ev.Index, ev.HasIndex = indexOf(rest[:end])
+	ev.Index, ev.HasIndex = eventstream.Index(rest[:end], MaxIndex)
 	if rest, ok = bytes.CutPrefix(rest[end:], []byte(deltaMid)); !ev.HasIndex || !ok {
 		return Event{}, false
 	}
@@ -304,20 +305,4 @@ func Quick(data []byte) (Event, bool) {
 	}
 	ev.Delta = rest[:end]
 	return ev, true
-}
-
-// indexOf parses a content block index as JSON writes a non-negative
-// integer, refusing anything else and anything above MaxIndex.
-func indexOf(v []byte) (int, bool) {
-	if len(v) == 0 || len(v) > 9 || (v[0] == '0' && len(v) > 1) {
-		return 0, false
-	}
-	n := 0
-	for _, c := range v {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
 }

@@ -49,37 +49,32 @@ func claudeStream() []string {
 // per event, and reports the cost per event and per answer: what the
 // observer adds to a streamed request of the bench's load c.
 func BenchmarkObserveSSE2000Deltas(b *testing.B) {
-	events := claudeStream()
-	writes := make([][]byte, len(events))
-	for i, e := range events {
-		writes[i] = []byte(e)
-	}
-	b.ReportAllocs()
-	blocks := 0
-	for b.Loop() {
-		s := NewSSE(func(bs []block.Observed) { blocks = len(bs) })
-		for _, w := range writes {
-			s.Write(w)
-		}
-		s.Close(false)
-	}
-	if blocks != 1 {
-		b.Fatalf("reported %d blocks, want 1", blocks)
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/event")
+	writes, _ := eventWrites(claudeStream())
+	observeWrites(b, writes)
 }
 
 // BenchmarkObserveSSE observes a realistic stream, one Write per event as a
 // streaming upstream delivers it, and reports the cost per event.
 func BenchmarkObserveSSE(b *testing.B) {
-	events := benchStream()
-	writes := make([][]byte, len(events))
-	size := 0
+	writes, size := eventWrites(benchStream())
+	b.SetBytes(int64(size))
+	observeWrites(b, writes)
+}
+
+// eventWrites returns the events as the Writes of a streaming upstream,
+// one an event, and how many bytes they hold.
+func eventWrites(events []string) (writes [][]byte, size int) {
+	writes = make([][]byte, len(events))
 	for i, e := range events {
 		writes[i] = []byte(e)
 		size += len(e)
 	}
-	b.SetBytes(int64(size))
+	return writes, size
+}
+
+// observeWrites observes an answer of one thinking block made of writes,
+// and reports the cost per event.
+func observeWrites(b *testing.B, writes [][]byte) {
 	b.ReportAllocs()
 	blocks := 0
 	for b.Loop() {
@@ -92,7 +87,7 @@ func BenchmarkObserveSSE(b *testing.B) {
 	if blocks != 1 {
 		b.Fatalf("reported %d blocks, want 1", blocks)
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(events)), "ns/event")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(writes)), "ns/event")
 }
 
 // BenchmarkObserveJSON reads the blocks of a non-streaming response, plain

@@ -1,7 +1,7 @@
 // Package eventstream holds the pieces of the text/event-stream format that
-// the response observer (package observe) and the think-tag rewriter
-// (package thinktags) both read by: line endings, and the content block
-// index of Messages API events. It never allocates.
+// the readers of streamed answers (packages events, observe, thinktags and
+// modelname) read by: line endings, and the content block index of
+// Messages API events. It never allocates.
 package eventstream
 
 import "bytes"

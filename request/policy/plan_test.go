@@ -214,13 +214,19 @@ func TestAModelThatAnswersWithThinkingCanThink(t *testing.T) {
 	}
 }
 
-func TestSynthesizedBlocksGoOnlyToTheirProducer(t *testing.T) {
-	const sig = "llmthinking.v1.mac"
-	tagged := []byte(`{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[` +
+// planReplayed returns a request that replays a thinking block "plan"
+// signed sig, and the block's key.
+func planReplayed(sig string) ([]byte, block.Key) {
+	body := []byte(`{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[` +
 		`{"type":"thinking","thinking":"plan","signature":"` + sig + `"},{"type":"text","text":"x"}]},{"role":"user","content":"go on"}],"stream":true}`)
 	var h block.Hasher
 	h.Write([]byte("plan"))
-	key := h.Thinking([]byte(sig))
+	return body, h.Thinking([]byte(sig))
+}
+
+func TestSynthesizedBlocksGoOnlyToTheirProducer(t *testing.T) {
+	const sig = "llmthinking.v1.mac"
+	tagged, key := planReplayed(sig)
 	tests := []struct {
 		name     string
 		origin   string // "" leaves the block unknown
@@ -258,12 +264,7 @@ func TestSynthesizedBlocksGoOnlyToTheirProducer(t *testing.T) {
 // server's reasoning goes to its producer as the thinking block it is, even
 // where think-tag blocks go back as tags, and to nobody else.
 func TestReasoningBlocksGoBackAsThinking(t *testing.T) {
-	const sig = "llmthinking.v1.reasoning.mac"
-	body := []byte(`{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[` +
-		`{"type":"thinking","thinking":"plan","signature":"` + sig + `"},{"type":"text","text":"x"}]},{"role":"user","content":"go on"}],"stream":true}`)
-	var h block.Hasher
-	h.Write([]byte("plan"))
-	key := h.Thinking([]byte(sig))
+	body, key := planReplayed("llmthinking.v1.reasoning.mac")
 	for _, tt := range []struct {
 		target string
 		action thinking.Action

@@ -66,6 +66,17 @@ func (c *chat) turn(t testing.TB, p *Policy, backend, sig string) Plan {
 	return pl
 }
 
+// turns has the chat take n turns on "anthropic", its blocks signed a0,
+// a1 and on, and returns the plan of the last.
+func (c *chat) turns(t testing.TB, p *Policy, n int) Plan {
+	t.Helper()
+	var pl Plan
+	for i := range n {
+		pl = c.turn(t, p, "anthropic", fmt.Sprint("a", i))
+	}
+	return pl
+}
+
 // kept returns the keys of the blocks a plan kept.
 func kept(pl Plan) []block.Key {
 	var keys []block.Key
@@ -143,10 +154,7 @@ func TestConversationsThatStartAlikeAreToldApart(t *testing.T) {
 func TestARewindBranchesAndTheOldThreadGoesOn(t *testing.T) {
 	p := newThreadedPolicy(threads.Limits{}, registry.Config{})
 	c := newChat(session("s"), "refactor")
-	for i := range 4 {
-		c.turn(t, p, "anthropic", fmt.Sprint("a", i))
-	}
-	old := c.turn(t, p, "anthropic", "a4").Thread
+	old := c.turns(t, p, 5).Thread
 
 	// The user rewinds two turns and goes another way.
 	r := &chat{header: c.header, msgs: append([]string(nil), c.msgs[:5]...), last: userMessage("another way"),
@@ -171,10 +179,7 @@ func TestARewindBranchesAndTheOldThreadGoesOn(t *testing.T) {
 func TestACompactedHistoryStartsANewThread(t *testing.T) {
 	p := newThreadedPolicy(threads.Limits{}, registry.Config{})
 	c := newChat(session("s"), "build it")
-	for i := range 3 {
-		c.turn(t, p, "anthropic", fmt.Sprint("a", i))
-	}
-	old := c.turn(t, p, "anthropic", "a3").Thread
+	old := c.turns(t, p, 4).Thread
 	compacted := newChat(c.header, "Summary of the conversation so far: ...")
 	pl := compacted.turn(t, p, "anthropic", "c1")
 	if pl.Thread == old || pl.Restored != 0 {
@@ -306,9 +311,7 @@ func TestConcurrentThreadsLoseNothing(t *testing.T) {
 func TestRequestsAtOnceShareTheirThreadsCheckpoint(t *testing.T) {
 	p := newThreadedPolicy(threads.Limits{}, registry.Config{})
 	c := newChat(nil, "the same task")
-	for i := range 3 {
-		c.turn(t, p, "anthropic", fmt.Sprint("a", i))
-	}
+	c.turns(t, p, 3)
 	body := c.body()
 	first := p.Plan(Request{Body: body, Header: c.header, Backend: "anthropic"})
 	var wg sync.WaitGroup

@@ -12,14 +12,7 @@ import (
 // same action, fitted for its backend by fit when there is one, as the
 // request path does.
 func benchmarkRewrite(b *testing.B, size int, a Action, fit ...func(*Request)) {
-	body := fixtureOfSize(b, size)
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		req, err := Parse(body)
-		if err != nil {
-			b.Fatal(err)
-		}
+	benchmarkParsed(b, fixtureOfSize(b, size), func(req *Request) {
 		actions := make([]Action, len(req.Blocks()))
 		for i := range actions {
 			actions[i] = a
@@ -30,6 +23,20 @@ func benchmarkRewrite(b *testing.B, size int, a Action, fit ...func(*Request)) {
 		if _, _, err := req.Rewrite(actions); err != nil {
 			b.Fatal(err)
 		}
+	})
+}
+
+// benchmarkParsed parses body and hands the request to use, then releases
+// it, as the request path does.
+func benchmarkParsed(b *testing.B, body []byte, use func(*Request)) {
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		req, err := Parse(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		use(req)
 		req.Release() // the request path recycles parse state too
 	}
 }
@@ -50,10 +57,7 @@ func BenchmarkRewrite1MiBNothingToChange(b *testing.B) { benchmarkRewrite(b, 1<<
 // read, and the History of the whole request made.
 func BenchmarkResume1MiBNextRequest(b *testing.B) {
 	body := fixtureOfSize(b, 1<<20)
-	req, err := Parse(body)
-	if err != nil {
-		b.Fatal(err)
-	}
+	req := mustParse(b, body)
 	h := req.History()
 	var cp Checkpoint
 	req.Save(&cp)
@@ -78,10 +82,7 @@ func BenchmarkResume1MiBNextRequest(b *testing.B) {
 // the digests of every message, as a request no thread knows pays them.
 func BenchmarkHistory1MiB(b *testing.B) {
 	body := fixtureOfSize(b, 1<<20)
-	req, err := Parse(body)
-	if err != nil {
-		b.Fatal(err)
-	}
+	req := mustParse(b, body)
 	defer req.Release()
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
@@ -104,16 +105,7 @@ func BenchmarkReadCold1MiB(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		req, err := Parse(body)
-		if err != nil {
-			b.Fatal(err)
-		}
-		req.History()
-		req.Release()
-	}
+	benchmarkParsed(b, body, func(req *Request) { req.History() })
 }
 
 // BenchmarkRewrite1MiBThinkingBack strips every block for a backend that

@@ -27,10 +27,7 @@ func follow(h *History, cp *Checkpoint) Finder {
 // bytes before the old last message stay as they were.
 func nextRequest(tb testing.TB, body []byte, turn int) []byte {
 	tb.Helper()
-	req, err := Parse(body)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	req := mustParse(tb, body)
 	i := -1
 	for _, m := range req.members {
 		if m.name == messagesMember {
@@ -92,10 +89,7 @@ func TestResumeReadsTheNextRequestAsParseDoes(t *testing.T) {
 			if err != nil {
 				t.Fatalf("body %d turn %d: %v", bi, turn, err)
 			}
-			full, err := Parse(body)
-			if err != nil {
-				t.Fatal(err)
-			}
+			full := mustParse(t, body)
 			if turn > 0 && (req.resumedAt == 0 || req.tailAt == 0) {
 				t.Fatalf("body %d turn %d: the checkpoint did not cover the next request (prefix %d, tail %d)", bi, turn, req.resumedAt, req.tailAt)
 			}
@@ -128,10 +122,7 @@ func TestResumeReadsTheNextRequestAsParseDoes(t *testing.T) {
 
 func TestResumeReadsFromWhereTheBodyDiffers(t *testing.T) {
 	body := fixtureOfSize(t, 32<<10)
-	req, err := Parse(body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	req := mustParse(t, body)
 	var cp Checkpoint
 	h := req.History()
 	req.Save(&cp)
@@ -202,10 +193,7 @@ func TestHistoriesTellConversationsApart(t *testing.T) {
 	b := obj(model, strings.TrimSuffix(start, "]")+","+assistant(th("", "sig-b"), text("x"))+","+user("go")+"]", enabled)
 	other := obj(model, messages(user("another first message")), enabled)
 	hist := func(body string) *History {
-		req, err := Parse([]byte(body))
-		if err != nil {
-			t.Fatal(err)
-		}
+		req := mustParse(t, []byte(body))
 		defer req.Release()
 		return req.History()
 	}
@@ -225,10 +213,7 @@ func TestHistoriesTellConversationsApart(t *testing.T) {
 }
 
 func TestSaveLeavesNothingWhenThereIsNothingToResume(t *testing.T) {
-	req, err := Parse([]byte(obj(model, `"messages":[]`)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	req := mustParse(t, []byte(obj(model, `"messages":[]`)))
 	defer req.Release()
 	cp := Checkpoint{messages: []cmessage{{}}, tailLen: 3}
 	req.Save(&cp)
@@ -242,10 +227,7 @@ func TestSaveLeavesNothingWhenThereIsNothingToResume(t *testing.T) {
 
 func TestACheckpointCostsLittleOfItsBody(t *testing.T) {
 	body := fixtureOfSize(t, 1<<20)
-	req, err := Parse(body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	req := mustParse(t, body)
 	defer req.Release()
 	var cp Checkpoint
 	req.Save(&cp)

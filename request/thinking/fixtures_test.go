@@ -60,3 +60,13 @@ func fixtureOfSize(tb testing.TB, n int) []byte {
 	}
 	return body
 }
+
+// mustParse parses body, failing the test when it cannot.
+func mustParse(tb testing.TB, body []byte) *Request {
+	tb.Helper()
+	req, err := Parse(body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return req
+}

@@ -178,21 +178,9 @@ func FuzzRewrite(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Rewrite: %v", err)
 		}
-		if res.Kept+res.Stripped+res.Converted != len(actions) {
-			t.Fatalf("counts %+v do not add up to %d blocks", res, len(actions))
-		}
-		if !res.Changed() {
-			if !bytes.Equal(out, body) {
-				t.Fatal("unchanged result but different body")
-			}
+		after := checkRewrite(t, "", body, out, res, actions)
+		if after == nil {
 			return
-		}
-		if !json.Valid(out) {
-			t.Fatalf("rewrite produced invalid JSON:\n%s", out)
-		}
-		after, err := Parse(out)
-		if err != nil {
-			t.Fatalf("cannot parse own output: %v", err)
 		}
 		checkOmitted(t, after, res)
 		checkKeptBlocks(t, req, after, actions, res, dropSig)
@@ -200,6 +188,45 @@ func FuzzRewrite(f *testing.F) {
 		checkCautious(t, req, actions)
 		checkFitted(t, body, actions, seed)
 	})
+}
+
+// checkRewrite verifies what a rewrite of body promises: counts that add
+// up, the body itself when nothing changed, and otherwise valid JSON that
+// Parse reads. It returns the output parsed, or nil when nothing changed;
+// how names the rewrite in failures ("" or "fitted ").
+func checkRewrite(t *testing.T, how string, body, out []byte, res Result, actions []Action) *Request {
+	t.Helper()
+	checkCounts(t, how, res, actions)
+	if !res.Changed() {
+		if !bytes.Equal(out, body) {
+			t.Fatal("unchanged " + how + "result but different body")
+		}
+		return nil
+	}
+	return parseOwn(t, how, out)
+}
+
+// checkCounts verifies that a rewrite counted each block once; how names
+// the rewrite in failures ("", "fitted ", "cautious ").
+func checkCounts(t *testing.T, how string, res Result, actions []Action) {
+	t.Helper()
+	if res.Kept+res.Stripped+res.Converted != len(actions) {
+		t.Fatalf(how+"counts %+v do not add up to %d blocks", res, len(actions))
+	}
+}
+
+// parseOwn verifies that a rewrite's output is valid JSON that Parse reads,
+// and returns it parsed; how names the rewrite in failures.
+func parseOwn(t *testing.T, how string, out []byte) *Request {
+	t.Helper()
+	if !json.Valid(out) {
+		t.Fatalf(how+"rewrite produced invalid JSON:\n%s", out)
+	}
+	after, err := Parse(out)
+	if err != nil {
+		t.Fatalf("cannot parse own "+how+"output: %v", err)
+	}
+	return after
 }
 
 // checkFitted verifies the promises of WantThinkingBack and Retype on a
@@ -225,21 +252,9 @@ func checkFitted(t *testing.T, body []byte, actions []Action, seed uint64) {
 		}
 		t.Fatalf("fitted Rewrite: %v", err)
 	}
-	if res.Kept+res.Stripped+res.Converted != len(actions) {
-		t.Fatalf("fitted counts %+v do not add up to %d blocks", res, len(actions))
-	}
-	if !res.Changed() {
-		if !bytes.Equal(out, body) {
-			t.Fatal("unchanged fitted result but different body")
-		}
+	after := checkRewrite(t, "fitted ", body, out, res, actions)
+	if after == nil {
 		return
-	}
-	if !json.Valid(out) {
-		t.Fatalf("fitted rewrite produced invalid JSON:\n%s", out)
-	}
-	after, err := Parse(out)
-	if err != nil {
-		t.Fatalf("cannot parse own fitted output: %v", err)
 	}
 	defer after.Release()
 	checkMessages(t, req, after, res)
@@ -362,16 +377,8 @@ func checkCautious(t *testing.T, req *Request, actions []Action) {
 	if err != nil {
 		t.Fatalf("RewriteCautiously: %v", err)
 	}
-	if res.Kept+res.Stripped+res.Converted != len(actions) {
-		t.Fatalf("cautious counts %+v do not add up to %d blocks", res, len(actions))
-	}
-	if !json.Valid(out) {
-		t.Fatalf("cautious rewrite produced invalid JSON:\n%s", out)
-	}
-	after, err := Parse(out)
-	if err != nil {
-		t.Fatalf("cannot parse own cautious output: %v", err)
-	}
+	checkCounts(t, "cautious ", res, actions)
+	after := parseOwn(t, "cautious ", out)
 	defer after.Release()
 	for mi, m := range after.messages {
 		if parts := after.parts(mi); m.role == assistantRole && len(parts) > 0 && parts[len(parts)-1].typ.isThinking() {

@@ -304,23 +304,18 @@ func (r *Request) ThinkingOn() bool { return thinkingOn(string(r.thinkingType)) 
 func (r *Request) Stream() bool { return r.stream }
 
 // Model returns the decoded model the request asks for, or "".
-func (r *Request) Model() string {
-	if r.model.End == 0 {
-		return ""
-	}
-	v, ok := jsonstr.Append(nil, r.model.Of(r.body))
-	if !ok {
-		return ""
-	}
-	return string(v)
-}
+func (r *Request) Model() string { return r.decoded(r.model) }
 
 // UserID returns the decoded metadata.user_id, or "" when there is none.
-func (r *Request) UserID() string {
-	if r.userID.End == 0 {
+func (r *Request) UserID() string { return r.decoded(r.userID) }
+
+// decoded returns the string literal at lit decoded, or "" when there is
+// none or it does not decode.
+func (r *Request) decoded(lit span) string {
+	if lit.End == 0 {
 		return ""
 	}
-	v, ok := jsonstr.Append(nil, r.userID.Of(r.body))
+	v, ok := jsonstr.Append(nil, lit.Of(r.body))
 	if !ok {
 		return ""
 	}

@@ -24,10 +24,7 @@ func TestParseCapturedRequests(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			req, err := Parse(fixture(t, tt.file))
-			if err != nil {
-				t.Fatal(err)
-			}
+			req := mustParse(t, fixture(t, tt.file))
 			if got := req.ThinkingType(); got != tt.thinkingType {
 				t.Errorf("ThinkingType = %q, want %q", got, tt.thinkingType)
 			}
@@ -64,10 +61,7 @@ func TestParseBlocks(t *testing.T) {
 		`{"content":[{"type":"redacted_thinking","data":"d"}],"role":"assistant"}`,
 		assistant(th("from tags", "llmthinking.v1.mac"), text("answer")),
 	))
-	req, err := Parse([]byte(in))
-	if err != nil {
-		t.Fatal(err)
-	}
+	req := mustParse(t, []byte(in))
 	want := []Block{
 		{Kind: block.Thinking, Message: 2, Index: 1, Key: thinkingKey("a\nbé", "s/1")},
 		{Kind: block.Redacted, Message: 2, Index: 2, Key: redactedKey("r1")},

@@ -126,10 +126,7 @@ func TestValidMessagesAreNotTouched(t *testing.T) {
 		// Thinking off: the order does not matter to the API.
 		obj(messages(user("do"), assistant(text("x"), th("", "s1"), toolUse("t1")), toolResult("t1"))),
 	} {
-		req, err := Parse([]byte(in))
-		if err != nil {
-			t.Fatal(err)
-		}
+		req := mustParse(t, []byte(in))
 		out, res, err := req.Rewrite(make([]Action, len(req.Blocks())))
 		if err != nil || string(out) != in || res.Changed() {
 			t.Errorf("a valid body changed (%+v, %v):\n got %s\nwant %s", res, err, out, in)
@@ -142,14 +139,11 @@ func TestResumedRequestsRememberReasoningParts(t *testing.T) {
 	first := obj(messages(user("hi"), assistant(reasoning5("plan", "s1"), text("x")), user("go")), enabled)
 	next := obj(messages(user("hi"), assistant(reasoning5("plan", "s1"), text("x")), user("go"), assistant(text("y")), user("more")), enabled)
 	var cp Checkpoint
-	req, err := Parse([]byte(first))
-	if err != nil {
-		t.Fatal(err)
-	}
+	req := mustParse(t, []byte(first))
 	h := req.History()
 	req.Save(&cp)
 	req.Release()
-	req, err = Resume([]byte(next), follow(h, &cp))
+	req, err := Resume([]byte(next), follow(h, &cp))
 	if err != nil {
 		t.Fatal(err)
 	}

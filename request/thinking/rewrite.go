@@ -137,19 +137,7 @@ func (r *Request) Rewrite(actions []Action) ([]byte, Result, error) {
 		!slices.ContainsFunc(actions, func(a Action) bool { return a != Keep }) && !r.mayBackfill(actions) {
 		return r.unchanged(nil)
 	}
-	if !r.valid() {
-		return r.unchanged(ErrInvalidJSON)
-	}
-	rw := r.plan(actions)
-	r.applyOmissions(rw)
-	r.backfill(rw)
-	r.repairToolLoop(rw)
-	r.repairMessages(rw)
-	r.applyRetype(rw)
-	if !rw.changed() {
-		return r.unchanged(nil)
-	}
-	return r.finish(rw)
+	return r.rewrite(actions, false)
 }
 
 // RewriteCautiously is Rewrite for a request that must not be refused for
@@ -171,11 +159,17 @@ func (r *Request) RewriteCautiously(actions []Action) ([]byte, Result, error) {
 	if len(actions) != len(r.blocks) {
 		return r.unchanged(fmt.Errorf("rewrite: %d actions for %d blocks", len(actions), len(r.blocks)))
 	}
+	return r.rewrite(actions, true)
+}
+
+// rewrite applies the actions to a valid body with Rewrite's repairs, and
+// RewriteCautiously's too when cautious.
+func (r *Request) rewrite(actions []Action, cautious bool) ([]byte, Result, error) {
 	if !r.valid() {
 		return r.unchanged(ErrInvalidJSON)
 	}
 	rw := r.plan(actions)
-	rw.cautious = true
+	rw.cautious = cautious
 	r.applyOmissions(rw)
 	r.backfill(rw)
 	r.repairToolLoop(rw)
@@ -329,7 +323,7 @@ func (r *Request) repairToolLoop(rw *rewrite) {
 // repairThinkingOff keeps a cautious request with thinking off acceptable:
 // no thinking in its final turn, no clear_thinking_* edit.
 func (r *Request) repairThinkingOff(rw *rewrite) {
-	if thinkingOn(string(r.thinkingType)) || rw.res.DroppedThinkingConfig {
+	if !rw.cautious || thinkingOn(string(r.thinkingType)) || rw.res.DroppedThinkingConfig {
 		return
 	}
 	turn, _ := r.finalTurn()

@@ -231,10 +231,7 @@ func TestRewrite(t *testing.T) {
 
 func TestRewriteWithNothingToChangeReturnsTheSameBytes(t *testing.T) {
 	in := []byte(obj(messages(user("hi"), assistant(th("a", "s1"), text("x")), user("go"))))
-	req, err := Parse(in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	req := mustParse(t, in)
 	out, _, err := req.Rewrite([]Action{Keep})
 	if err != nil {
 		t.Fatal(err)
@@ -261,10 +258,7 @@ func TestRewriteLeavesInvalidJSONUntouched(t *testing.T) {
 }
 
 func TestRewriteNeedsOneActionPerBlock(t *testing.T) {
-	req, err := Parse([]byte(obj(messages(assistant(th("a", "s"), text("x"))))))
-	if err != nil {
-		t.Fatal(err)
-	}
+	req := mustParse(t, []byte(obj(messages(assistant(th("a", "s"), text("x"))))))
 	if _, _, err := req.Rewrite(nil); err == nil {
 		t.Fatal("Rewrite accepted too few actions")
 	}

@@ -24,6 +24,26 @@ func testTicket(limit int64) *Ticket {
 	return New(limit).Ticket(context.Background(), time.Second)
 }
 
+// checkNothingInUse fails the test when tk's budget has room in use after
+// what the test did.
+func checkNothingInUse(t *testing.T, tk *Ticket, after string) {
+	t.Helper()
+	if s := tk.b.Stats(); s.InUse != 0 {
+		t.Fatalf("%d bytes in use after %s", s.InUse, after)
+	}
+}
+
+// readBody reads content as a request's body of at most 100 bytes on tk,
+// failing the test when it cannot.
+func readBody(t *testing.T, tk *Ticket, content string) *Body {
+	t.Helper()
+	b, err := ReadBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader(content)), 100, tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 func TestReadBody(t *testing.T) {
 	content := strings.Repeat("x", 100)
 	read := func(r *http.Request, limit int64) (string, error) {
@@ -131,9 +151,7 @@ func TestReadBodyBeyondTheBudget(t *testing.T) {
 	if _, err := ReadBody(r, 32<<20, tk); !errors.Is(err, ErrBeyondBudget) {
 		t.Fatalf("a chunked body over the budget: err = %v", err)
 	}
-	if s := tk.b.Stats(); s.InUse != 0 {
-		t.Fatalf("%d bytes in use after both were refused", s.InUse)
-	}
+	checkNothingInUse(t, tk, "both were refused")
 }
 
 // TestBodyBufferOutlivesTheHandler checks the reference counting that makes
@@ -142,10 +160,7 @@ func TestReadBodyBeyondTheBudget(t *testing.T) {
 // through GetBody for a retry.
 func TestBodyBufferOutlivesTheHandler(t *testing.T) {
 	tk := testTicket(16 << 20)
-	b, err := ReadBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader("original")), 100, tk)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readBody(t, tk, "original")
 	first := b.Reader()
 	retry := b.Reader()
 	first.Close()
@@ -156,10 +171,7 @@ func TestBodyBufferOutlivesTheHandler(t *testing.T) {
 	// Reuse the cache hard: a prematurely recycled buffer would be
 	// overwritten here.
 	for range 100 {
-		other, err := ReadBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader("clobbered")), 100, tk)
-		if err != nil {
-			t.Fatal(err)
-		}
+		other := readBody(t, tk, "clobbered")
 		other.Close()
 	}
 	got, err := io.ReadAll(retry)
@@ -173,19 +185,14 @@ func TestBodyBufferOutlivesTheHandler(t *testing.T) {
 	if n := b.refs.Load(); n != 0 {
 		t.Fatalf("references = %d after every reader closed", n)
 	}
-	if s := tk.b.Stats(); s.InUse != 0 {
-		t.Fatalf("%d bytes in use after every reference went", s.InUse)
-	}
+	checkNothingInUse(t, tk, "every reference went")
 }
 
 // TestUnclosedReaderGivesItsRoomBack: a reader nobody closes (a route that
 // never proxies) gives the body's room back once Go collects it.
 func TestUnclosedReaderGivesItsRoomBack(t *testing.T) {
 	tk := testTicket(16 << 20)
-	b, err := ReadBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader("never sent on")), 100, tk)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readBody(t, tk, "never sent on")
 	b.Reader() // dropped unclosed
 	b.Close()
 	if s := tk.b.Stats(); s.InUse == 0 {
@@ -229,9 +236,7 @@ func TestCopyRoom(t *testing.T) {
 	unused.Close()
 	small.Close()
 	large.Close()
-	if s := tk.b.Stats(); s.InUse != 0 {
-		t.Fatalf("%d bytes in use after every copy was let go", s.InUse)
-	}
+	checkNothingInUse(t, tk, "every copy was let go")
 }
 
 // TestAClosedReaderLetsTheBytesBeCollected: a request outlives its body's
@@ -270,10 +275,7 @@ func TestAClosedReaderLetsTheBytesBeCollected(t *testing.T) {
 // nothing more after.
 func TestBodyReaderWritesInOneWrite(t *testing.T) {
 	tk := testTicket(16 << 20)
-	b, err := ReadBody(httptest.NewRequest("POST", "/v1/messages", strings.NewReader("a whole body")), 100, tk)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readBody(t, tk, "a whole body")
 	r := b.Reader()
 	b.Close()
 	w := &writes{}
@@ -284,9 +286,7 @@ func TestBodyReaderWritesInOneWrite(t *testing.T) {
 		t.Fatalf("read %d bytes after the body was written", n)
 	}
 	r.Close()
-	if s := tk.b.Stats(); s.InUse != 0 {
-		t.Fatalf("%d bytes in use after the reader closed", s.InUse)
-	}
+	checkNothingInUse(t, tk, "the reader closed")
 }
 
 // writes records each write it gets.

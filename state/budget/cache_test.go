@@ -42,10 +42,7 @@ func TestBufferSizes(t *testing.T) {
 func TestBudgetLetsAnIdleCacheGo(t *testing.T) {
 	b := New(64 << 20)
 	tk := b.Ticket(context.Background(), time.Second)
-	buf, err := tk.Buffer(1<<20, 1<<20, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	buf := buffer(t, tk, 1<<20)
 	tk.Put(buf)
 	buf = nil
 	if s := b.Stats(); s.Cached != 1<<20 {
@@ -55,14 +52,8 @@ func TestBudgetLetsAnIdleCacheGo(t *testing.T) {
 		func() string { return fmt.Sprintf("an idle cache still held after 10s: %+v", b.Stats()) })
 
 	// A size taken between every two collections stays; another goes.
-	inUse, err := tk.Buffer(64<<10, 64<<10, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	unused, err := tk.Buffer(256<<10, 256<<10, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	inUse := buffer(t, tk, 64<<10)
+	unused := buffer(t, tk, 256<<10)
 	tk.Put(inUse)
 	tk.Put(unused)
 	unused = nil
@@ -71,10 +62,7 @@ func TestBudgetLetsAnIdleCacheGo(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("a size no request asks for still held after 10s: %+v", b.Stats())
 		}
-		buf, err := tk.Buffer(64<<10, 64<<10, true)
-		if err != nil {
-			t.Fatal(err)
-		}
+		buf := buffer(t, tk, 64<<10)
 		tk.Put(buf)
 		runtime.GC()
 		time.Sleep(time.Millisecond)

@@ -50,9 +50,7 @@ func TestBorrowTakesTheCarriedBytes(t *testing.T) {
 		t.Fatalf("read %q through a borrowed body's reader, %d bytes in use", got, tk.b.Stats().InUse)
 	}
 	r.Close()
-	if s := tk.b.Stats(); s.InUse != 0 {
-		t.Fatalf("%d bytes in use after every holder let go", s.InUse)
-	}
+	checkNothingInUse(t, tk, "every holder let go")
 }
 
 // TestBorrowRefusesABodyAlreadyRead: once something read the carried
@@ -108,9 +106,7 @@ func TestExtendKeepsTheCopyCounted(t *testing.T) {
 		t.Fatal("Set lost what was written")
 	}
 	b.Close()
-	if s := tk.b.Stats(); s.InUse != 0 {
-		t.Fatalf("%d bytes in use after Close", s.InUse)
-	}
+	checkNothingInUse(t, tk, "Close")
 }
 
 // TestWaitingAnswerWaitsForRoom: an answer a transport must hold waits

@@ -16,9 +16,7 @@ import (
 func TestABufferNobodyGaveBackComesBackWhenCollected(t *testing.T) {
 	b := New(16 << 20)
 	dropper := b.Ticket(context.Background(), time.Minute)
-	if _, err := dropper.Buffer(12<<20, 12<<20, true); err != nil { // dropped, never given back
-		t.Fatal(err)
-	}
+	buffer(t, dropper, 12<<20) // dropped, never given back
 	if s := b.Stats(); s.Held != 12<<20 || s.InUse != 12<<20 {
 		t.Fatalf("stats %+v, want the dropped buffer held until collected", s)
 	}
@@ -44,18 +42,9 @@ func TestABufferNobodyGaveBackComesBackWhenCollected(t *testing.T) {
 func TestAGivenBackBufferIsNotCountedTwice(t *testing.T) {
 	b := New(64 << 20)
 	tk := b.Ticket(context.Background(), time.Minute)
-	cached, err := tk.Buffer(1<<20, 1<<20, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	letGo, err := tk.Buffer(8<<20, 8<<20, true) // too large to be cached
-	if err != nil {
-		t.Fatal(err)
-	}
-	kept, err := tk.Buffer(2<<20, 2<<20, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cached := buffer(t, tk, 1<<20)
+	letGo := buffer(t, tk, 8<<20) // too large to be cached
+	kept := buffer(t, tk, 2<<20)
 	b.mu.Lock()
 	cachedLease, letGoLease, keptLease := b.leases[addressOf(cached)], b.leases[addressOf(letGo)], b.leases[addressOf(kept)]
 	b.mu.Unlock()

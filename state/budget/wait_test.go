@@ -26,6 +26,25 @@ func take(tk *Ticket, need int) chan taken {
 	return done
 }
 
+// buffer takes a buffer of n bytes for tk, waiting for room if need be,
+// and fails the test when it gets none.
+func buffer(t *testing.T, tk *Ticket, n int) []byte {
+	t.Helper()
+	buf, err := tk.Buffer(n, n, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf
+}
+
+// reserveWaiting asks for n bytes of room for tk in a goroutine, willing
+// to wait for it, and returns a channel that gets the outcome.
+func reserveWaiting(tk *Ticket, n int64) chan error {
+	done := make(chan error, 1)
+	go func() { done <- tk.Reserve(n, true) }()
+	return done
+}
+
 // awaitWaiters waits until n requests wait for room in b.
 func awaitWaiters(t *testing.T, b *Budget, n int) {
 	t.Helper()
@@ -121,10 +140,7 @@ func TestBudgetYoungestGivesWay(t *testing.T) {
 	fill(t, b.Ticket(context.Background(), time.Minute), 1536<<10)
 	var held [][]byte
 	for _, tk := range []*Ticket{older, younger} {
-		buf, err := tk.Buffer(1<<20, 1<<20, true)
-		if err != nil {
-			t.Fatal(err)
-		}
+		buf := buffer(t, tk, 1<<20)
 		held = append(held, buf)
 	}
 	defer runtime.KeepAlive(held) // collected, they would give their room back
@@ -154,10 +170,7 @@ func TestBudgetWaitersGiveWayToOlderOnes(t *testing.T) {
 	ctx := context.Background()
 	holder, older, younger := b.Ticket(ctx, time.Minute), b.Ticket(ctx, time.Minute), b.Ticket(ctx, time.Minute)
 	fill(t, holder, 2560<<10)
-	c, err := younger.Buffer(1<<20, 1<<20, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := buffer(t, younger, 1<<20)
 	fromYounger := take(younger, 1<<20)
 	awaitWaiters(t, b, 1)
 	fromOlder := take(older, 1<<20)
@@ -182,10 +195,7 @@ func TestBudgetWaitersGiveWayToOlderOnes(t *testing.T) {
 func TestBudgetGivesRoomBackAtOnce(t *testing.T) {
 	b := New(16 << 20) // large requests may fill 14 MiB of it
 	holder := b.Ticket(context.Background(), time.Minute)
-	buf, err := holder.Buffer(12<<20, 12<<20, true) // too large to be cached
-	if err != nil {
-		t.Fatal(err)
-	}
+	buf := buffer(t, holder, 12<<20) // too large to be cached
 	waiter := b.Ticket(context.Background(), time.Minute)
 	got := take(waiter, 8<<20)
 	awaitWaiters(t, b, 1)
@@ -201,10 +211,7 @@ func TestBudgetGivesRoomBackAtOnce(t *testing.T) {
 
 	// A buffer cached counts as cached; when a waiter needs its room and
 	// cannot use it, it is let go at once.
-	small, err := holder.Buffer(1<<20, 1<<20, true) // the cache keeps up to 2 MiB
-	if err != nil {
-		t.Fatal(err)
-	}
+	small := buffer(t, holder, 1<<20) // the cache keeps up to 2 MiB
 	holder.Put(small)
 	if s := b.Stats(); s.Held != 9<<20 || s.Cached != 1<<20 || s.InUse != 8<<20 {
 		t.Fatalf("stats %+v, want 1 MiB cached beside the 8 in use", s)
@@ -231,18 +238,13 @@ func TestBudgetReservationWaitsForRoom(t *testing.T) {
 	if err := holder.Reserve(12<<20, true); err != nil {
 		t.Fatal(err)
 	}
-	reserve := func(tk *Ticket, n int64) chan error {
-		done := make(chan error, 1)
-		go func() { done <- tk.Reserve(n, true) }()
-		return done
-	}
-	fromFirst := reserve(first, 8<<20)
+	fromFirst := reserveWaiting(first, 8<<20)
 	awaitWaiters(t, b, 1)
 	holder.Unreserve(12 << 20)
 	if err := <-fromFirst; err != nil {
 		t.Fatalf("after room was given back: %v", err)
 	}
-	fromSecond := reserve(second, 12<<20)
+	fromSecond := reserveWaiting(second, 12<<20)
 	awaitWaiters(t, b, 1)
 	copied := make([]byte, 0, 1<<20)
 	first.Adopt(copied, 8<<20) // the copy took less than was reserved
@@ -273,14 +275,9 @@ func TestAFinishingRequestGoesFirstAndNeverGivesWay(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	reserve := func(tk *Ticket, n int64) chan error {
-		done := make(chan error, 1)
-		go func() { done <- tk.Reserve(n, true) }()
-		return done
-	}
-	fromOlder := reserve(older, 1<<20)
+	fromOlder := reserveWaiting(older, 1<<20)
 	awaitWaiters(t, b, 1)
-	fromFinishing := reserve(finishing, 256<<10)
+	fromFinishing := reserveWaiting(finishing, 256<<10)
 	if err := <-fromOlder; !errors.Is(err, ErrGaveWay) {
 		t.Fatalf("the older request on its way: %v, want ErrGaveWay", err)
 	}

@@ -222,12 +222,21 @@ func TestAnEndedThreadReleasesWhatItHeld(t *testing.T) {
 	}
 }
 
-func TestRequestWithoutThinkingNeverEvicts(t *testing.T) {
+// withOldOrphan returns a registry, with an orphan TTL of a minute, an
+// hour after s1's request on A brought back the block called held and A
+// answered with the block called orphan, which no request has brought yet.
+func withOldOrphan(t *testing.T, held, orphan string) *Registry {
+	t.Helper()
 	r, c := newTestRegistry(t, Config{OrphanTTL: time.Minute})
-	r.Observe(tid("s1"), "A", key("held"))
-	admit(r, "s1", "A", true, "held")
-	r.Observe(tid("s1"), "A", key("fresh"))
+	r.Observe(tid("s1"), "A", key(held))
+	admit(r, "s1", "A", true, held)
+	r.Observe(tid("s1"), "A", key(orphan))
 	c.advance(time.Hour)
+	return r
+}
+
+func TestRequestWithoutThinkingNeverEvicts(t *testing.T) {
+	r := withOldOrphan(t, "held", "fresh")
 
 	// A title-generation side request: same session, no blocks.
 	admit(r, "s1", "A", true)
@@ -278,11 +287,7 @@ func TestOrphanIsReleasedOnlyWhenItsThreadMovesOn(t *testing.T) {
 }
 
 func TestReadOnlyAdmitChangesNothing(t *testing.T) {
-	r, c := newTestRegistry(t, Config{OrphanTTL: time.Minute})
-	r.Observe(tid("s1"), "A", key("b1"))
-	admit(r, "s1", "A", true, "b1")
-	r.Observe(tid("s1"), "A", key("young"))
-	c.advance(time.Hour)
+	r := withOldOrphan(t, "b1", "young")
 
 	a := admit(r, "s1", "B", false, "other")
 	if a.Switched {

@@ -37,32 +37,30 @@ func (r *Registry) Snapshot(buf []Change, emit func(batch []Change)) {
 		// conversations served by two backends each, without growing.
 		batch = make([]Change, 0, 2*pageSize)
 	}
-	for first := slot(0); ; first += pageSize {
-		var more bool
-		batch, more = r.snapshotBlocks(batch[:0], first)
-		if len(batch) > 0 {
-			emit(batch)
-		}
-		if !more {
-			break
-		}
-	}
-	for first := scopeID(0); ; first += pageSize {
-		var more bool
-		batch, more = r.snapshotConversations(batch[:0], first)
-		if len(batch) > 0 {
-			emit(batch)
-		}
-		if !more {
-			break
-		}
-	}
+	batch = emitPages(batch, r.snapshotBlocks, emit)
+	batch = emitPages(batch, r.snapshotConversations, emit)
 	batch = batch[:0]
 	for _, l := range r.LearnedCapabilities() {
 		batch = append(batch, Change{Op: Learned, Backend: l.Backend, Model: l.Model, Facts: l.Facts, At: l.At})
 	}
 	if len(batch) > 0 {
 		emit(batch)
+	}
+}
+
+// emitPages hands emit the changes page appends, a page at a time from the
+// first on, until page reports that no page follows. It returns batch for
+// reuse.
+func emitPages[First slot | scopeID](batch []Change, page func([]Change, First) ([]Change, bool), emit func(batch []Change)) []Change {
+	for first := First(0); ; first += pageSize {
+		var more bool
+		batch, more = page(batch[:0], first)
+		if len(batch) > 0 {
+			emit(batch)
+		}
+		if !more {
+			return batch
+		}
 	}
 }
 
