@@ -52,8 +52,8 @@ func (w *requestWriter) request(r *messagesapi.Request, size int, upstream strin
 		messagesapi.WriteSystem(&w.Writer, r.System, r.Messages)
 		w.Raw(`"}]}`)
 	}
-	w.tools(r.Tools)
-	w.toolConfig(messagesapi.ReadToolChoice(r.ToolChoice))
+	messagesapi.WriteTools(&w.Writer, r.Tools, &toolForm, w.Str, w.schemaMembers)
+	messagesapi.ReadToolChoice(r.ToolChoice).Write(&w.Writer, &choiceForm, w.Str)
 	w.generationConfig(r, upstream)
 	w.Raw("}")
 	return w.Out, nil

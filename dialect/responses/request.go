@@ -51,8 +51,8 @@ func (w *requestWriter) request(r *messagesapi.Request, size int, upstream strin
 		messagesapi.WriteSystem(&w.Writer, r.System, r.Messages)
 		w.Raw(`"`)
 	}
-	w.tools(r.Tools)
-	w.toolChoice(messagesapi.ReadToolChoice(r.ToolChoice))
+	messagesapi.WriteTools(&w.Writer, r.Tools, &toolForm, w.Str, nil)
+	messagesapi.ReadToolChoice(r.ToolChoice).Write(&w.Writer, &choiceForm, w.Str)
 	w.maxOutputTokens(r.CappedMaxTokens(w.opts.MaxTokens))
 	w.reasoning(r.Thinking, r.OutputConfig)
 	w.textFormat(r.OutputConfig)
