@@ -9,11 +9,9 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
-	"go.uber.org/zap"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/envelope"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/gemini"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/handoff"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/registry"
 )
@@ -76,10 +74,9 @@ type Gemini struct {
 	// 8 MiB); a larger one is an error. Streams are never held.
 	MaxResponseSize int64 `json:"max_response_size,omitempty"`
 
+	base
 	key      *envelope.Key
 	thinking gemini.Thinking
-	logger   *zap.Logger
-	memory   memory
 }
 
 // CaddyModule returns the Caddy module information.
@@ -93,32 +90,19 @@ func (Gemini) CaddyModule() caddy.ModuleInfo {
 // Provision sets up the http transport, reads the options and gets the
 // signing key.
 func (t *Gemini) Provision(ctx caddy.Context) error {
-	t.logger = ctx.Logger()
-	if err := t.Validate(); err != nil {
+	return t.provision(ctx, "transport gemini", t, &t.HTTPTransport, &t.MaxResponseSize, func() (err error) {
+		if t.APIVersion == "" {
+			t.APIVersion = "v1beta"
+		}
+		t.thinking, _ = gemini.ParseThinking(t.Thinking)
+		t.key, err = signingKey(ctx, t.SigningKey)
 		return err
-	}
-	if t.MaxResponseSize == 0 {
-		t.MaxResponseSize = DefaultMaxResponseSize
-	}
-	if t.APIVersion == "" {
-		t.APIVersion = "v1beta"
-	}
-	t.thinking, _ = gemini.ParseThinking(t.Thinking)
-	key, err := signingKey(ctx, t.SigningKey)
-	if err != nil {
-		return fmt.Errorf("transport gemini: %w", err)
-	}
-	t.key = key
-	t.memory.join(t, t.logger)
-	return t.HTTPTransport.Provision(ctx)
+	})
 }
 
 // Cleanup lets go of the memory budget and the http transport's
 // connections.
-func (t *Gemini) Cleanup() error {
-	t.memory.leave(t)
-	return t.HTTPTransport.Cleanup()
-}
+func (t *Gemini) Cleanup() error { return t.cleanup(t, &t.HTTPTransport) }
 
 // Validate checks the options.
 func (t *Gemini) Validate() error {
@@ -140,8 +124,7 @@ func (t *Gemini) Validate() error {
 // RoundTrip translates a Messages request, sends it and translates the
 // answer; any other request goes as the http transport sends it.
 func (t *Gemini) RoundTrip(req *http.Request) (*http.Response, error) {
-	trip := translatedTrip{memory: &t.memory, maxResponseSize: t.MaxResponseSize, logger: t.logger, next: &t.HTTPTransport}
-	return trip.serve(req, "transport gemini", func(prefix string) dialect { return &geminiRound{t: t, prefix: prefix} })
+	return t.serve(req, &t.HTTPTransport, t.Models, t.MaxResponseSize, func(prefix string) dialect { return &geminiRound{t: t, prefix: prefix} })
 }
 
 // geminiRound is one Messages request through transport gemini.
@@ -152,22 +135,17 @@ type geminiRound struct {
 	signer envelope.Signer
 }
 
-func (g *geminiRound) translate(req *http.Request, body []byte, grow func([]byte, int) ([]byte, error), hold func(int) error) ([]byte, error) {
-	model, _ := g.t.Models.Map(modelOf(body))
-	g.signer = gemini.NewSigner(g.t.key, req.URL.Host)
-	h := handoff.From(req.Context())
+func (g *geminiRound) translate(src *source) (body []byte, err error) {
+	g.signer = gemini.NewSigner(g.t.key, src.host)
 	thinking := g.t.thinking
-	if thinking == gemini.ThinkingAuto && h.Facts&registry.NoThinkingLevel != 0 {
+	if thinking == gemini.ThinkingAuto && src.handoff.Facts&registry.NoThinkingLevel != 0 {
 		// The model refused a level (learned, or declared in a
 		// backend_profile): a budget, as for Gemini 2.5.
 		thinking = gemini.ThinkingBudget
 	}
-	tr, err := gemini.TranslateRequest(body, gemini.RequestOptions{Model: model, Signer: g.signer,
-		ThinkingOff: h.ThinkingOff, Thinking: thinking, MaxTokens: g.t.MaxTokens, Grow: grow, Hold: hold})
-	translated := tr.Body
-	tr.Body = nil
-	g.tr = tr
-	return translated, err
+	g.tr, err = gemini.TranslateRequest(src.body, gemini.RequestOptions{Model: src.model, Signer: g.signer,
+		ThinkingOff: src.handoff.ThinkingOff, Thinking: thinking, MaxTokens: g.t.MaxTokens, Grow: src.grow, Hold: src.hold})
+	return detach(&g.tr.Body), err
 }
 
 func (g *geminiRound) prepare(out *http.Request) {
@@ -223,36 +201,12 @@ func (t *Gemini) geminiHeaders(r *http.Request, stream bool) {
 //	    max_response_size <size>
 //	}
 func (t *Gemini) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	return unmarshal(d, &t.HTTPTransport, func(d *caddyfile.Dispenser) (bool, error) {
-		switch d.Val() {
-		case "model":
-			return true, parseModel(d, &t.Models)
-		case "api_key":
-			return true, parseOne(d, &t.APIKey)
-		case "api_version":
-			return true, parseOne(d, &t.APIVersion)
-		case "thinking":
-			return true, parseOne(d, &t.Thinking)
-		case "max_tokens":
-			return true, parseCount(d, &t.MaxTokens)
-		case "signing_key":
-			return true, parseOne(d, &t.SigningKey)
-		case "max_response_size":
-			return true, parseSize(d, &t.MaxResponseSize)
-		}
-		return false, nil
+	return unmarshal(d, &t.HTTPTransport, subdirectives{
+		"model": &t.Models, "api_key": &t.APIKey, "api_version": &t.APIVersion,
+		"thinking": &t.Thinking, "max_tokens": &t.MaxTokens, "signing_key": &t.SigningKey,
+		"max_response_size": &t.MaxResponseSize,
 	})
 }
 
 // Interface guards
-var (
-	_ caddy.Provisioner                                = (*Gemini)(nil)
-	_ caddy.Validator                                  = (*Gemini)(nil)
-	_ caddy.CleanerUpper                               = (*Gemini)(nil)
-	_ http.RoundTripper                                = (*Gemini)(nil)
-	_ caddyfile.Unmarshaler                            = (*Gemini)(nil)
-	_ reverseproxy.TLSTransport                        = (*Gemini)(nil)
-	_ reverseproxy.H2CTransport                        = (*Gemini)(nil)
-	_ reverseproxy.HealthCheckSchemeOverriderTransport = (*Gemini)(nil)
-	_ reverseproxy.ProxyProtocolTransport              = (*Gemini)(nil)
-)
+var _ reverseProxyTransport = (*Gemini)(nil)

@@ -7,11 +7,9 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
-	"go.uber.org/zap"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/envelope"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/responses"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/handoff"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/registry"
 )
@@ -67,9 +65,8 @@ type Responses struct {
 	// 8 MiB); a larger one is an error. Streams are never held.
 	MaxResponseSize int64 `json:"max_response_size,omitempty"`
 
-	key    *envelope.Key
-	logger *zap.Logger
-	memory memory
+	base
+	key *envelope.Key
 }
 
 // CaddyModule returns the Caddy module information.
@@ -83,28 +80,15 @@ func (Responses) CaddyModule() caddy.ModuleInfo {
 // Provision sets up the http transport, reads the options and gets the
 // signing key.
 func (t *Responses) Provision(ctx caddy.Context) error {
-	t.logger = ctx.Logger()
-	if err := t.Validate(); err != nil {
+	return t.provision(ctx, "transport responses", t, &t.HTTPTransport, &t.MaxResponseSize, func() (err error) {
+		t.key, err = signingKey(ctx, t.SigningKey)
 		return err
-	}
-	if t.MaxResponseSize == 0 {
-		t.MaxResponseSize = DefaultMaxResponseSize
-	}
-	key, err := signingKey(ctx, t.SigningKey)
-	if err != nil {
-		return fmt.Errorf("transport responses: %w", err)
-	}
-	t.key = key
-	t.memory.join(t, t.logger)
-	return t.HTTPTransport.Provision(ctx)
+	})
 }
 
 // Cleanup lets go of the memory budget and the http transport's
 // connections.
-func (t *Responses) Cleanup() error {
-	t.memory.leave(t)
-	return t.HTTPTransport.Cleanup()
-}
+func (t *Responses) Cleanup() error { return t.cleanup(t, &t.HTTPTransport) }
 
 // Validate checks the options.
 func (t *Responses) Validate() error {
@@ -128,8 +112,7 @@ func (t *Responses) Validate() error {
 // RoundTrip translates a Messages request, sends it and translates the
 // answer; any other request goes as the http transport sends it.
 func (t *Responses) RoundTrip(req *http.Request) (*http.Response, error) {
-	trip := translatedTrip{memory: &t.memory, maxResponseSize: t.MaxResponseSize, logger: t.logger, next: &t.HTTPTransport}
-	return trip.serve(req, "transport responses", func(prefix string) dialect { return &responsesRound{t: t, prefix: prefix} })
+	return t.serve(req, &t.HTTPTransport, t.Models, t.MaxResponseSize, func(prefix string) dialect { return &responsesRound{t: t, prefix: prefix} })
 }
 
 // responsesRound is one Messages request through transport responses.
@@ -140,22 +123,17 @@ type responsesRound struct {
 	signer envelope.Signer
 }
 
-func (r *responsesRound) translate(req *http.Request, body []byte, grow func([]byte, int) ([]byte, error), hold func(int) error) ([]byte, error) {
-	model, _ := r.t.Models.Map(modelOf(body))
-	r.signer = responses.NewSigner(r.t.key, req.URL.Host)
-	h := handoff.From(req.Context())
+func (r *responsesRound) translate(src *source) (body []byte, err error) {
+	r.signer = responses.NewSigner(r.t.key, src.host)
 	summary := r.t.ReasoningSummary
-	if h.Facts&registry.NoReasoningSummary != 0 {
+	if src.handoff.Facts&registry.NoReasoningSummary != 0 {
 		// An organization that is not verified is refused any summary;
 		// the reasoning itself still comes, encrypted, and goes back.
 		summary = responses.SummaryNone
 	}
-	tr, err := responses.TranslateRequest(body, responses.RequestOptions{Model: model, Signer: r.signer,
-		Summary: summary, MaxTokens: r.t.MaxTokens, ThinkingOff: h.ThinkingOff, Grow: grow, Hold: hold})
-	translated := tr.Body
-	tr.Body = nil
-	r.tr = tr
-	return translated, err
+	r.tr, err = responses.TranslateRequest(src.body, responses.RequestOptions{Model: src.model, Signer: r.signer,
+		Summary: summary, MaxTokens: r.t.MaxTokens, ThinkingOff: src.handoff.ThinkingOff, Grow: src.grow, Hold: src.hold})
+	return detach(&r.tr.Body), err
 }
 
 func (r *responsesRound) prepare(out *http.Request) {
@@ -197,34 +175,12 @@ func (r *responsesRound) answer(b []byte) ([]byte, error) {
 //	    max_response_size <size>
 //	}
 func (t *Responses) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	return unmarshal(d, &t.HTTPTransport, func(d *caddyfile.Dispenser) (bool, error) {
-		switch d.Val() {
-		case "model":
-			return true, parseModel(d, &t.Models)
-		case "api_key":
-			return true, parseOne(d, &t.APIKey)
-		case "reasoning_summary":
-			return true, parseOne(d, &t.ReasoningSummary)
-		case "max_tokens":
-			return true, parseCount(d, &t.MaxTokens)
-		case "signing_key":
-			return true, parseOne(d, &t.SigningKey)
-		case "max_response_size":
-			return true, parseSize(d, &t.MaxResponseSize)
-		}
-		return false, nil
+	return unmarshal(d, &t.HTTPTransport, subdirectives{
+		"model": &t.Models, "api_key": &t.APIKey, "reasoning_summary": &t.ReasoningSummary,
+		"max_tokens": &t.MaxTokens, "signing_key": &t.SigningKey,
+		"max_response_size": &t.MaxResponseSize,
 	})
 }
 
 // Interface guards
-var (
-	_ caddy.Provisioner                                = (*Responses)(nil)
-	_ caddy.Validator                                  = (*Responses)(nil)
-	_ caddy.CleanerUpper                               = (*Responses)(nil)
-	_ http.RoundTripper                                = (*Responses)(nil)
-	_ caddyfile.Unmarshaler                            = (*Responses)(nil)
-	_ reverseproxy.TLSTransport                        = (*Responses)(nil)
-	_ reverseproxy.H2CTransport                        = (*Responses)(nil)
-	_ reverseproxy.HealthCheckSchemeOverriderTransport = (*Responses)(nil)
-	_ reverseproxy.ProxyProtocolTransport              = (*Responses)(nil)
-)
+var _ reverseProxyTransport = (*Responses)(nil)

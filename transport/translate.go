@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/handoff"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
 )
@@ -16,9 +17,10 @@ import (
 // does to one Messages request and its answer (see translator): it keeps
 // what the translation of the request tells the translation of the answer.
 type dialect interface {
-	// translate writes the upstream's request for the body of req into
-	// the memory grow gives (telling hold what it holds beside).
-	translate(req *http.Request, body []byte, grow func([]byte, int) ([]byte, error), hold func(int) error) ([]byte, error)
+	// translate writes the upstream's request for src into the memory
+	// src.grow gives; the round keeps what the answer needs, never the
+	// body written (see detach).
+	translate(src *source) ([]byte, error)
 	// prepare makes out, the request the upstream gets with the
 	// translated body, the upstream's: its path, query and headers.
 	prepare(out *http.Request)
@@ -30,6 +32,27 @@ type dialect interface {
 	// answer translates a whole JSON answer; one the model failed to
 	// produce is an error that is an emptyAnswer.
 	answer(b []byte) ([]byte, error)
+}
+
+// A source is a Messages request as a dialect translates it.
+type source struct {
+	host    string // the upstream's host:port, whose envelopes it opens
+	body    []byte
+	model   string          // the model the upstream gets (see Models)
+	handoff handoff.Request // what llm_thinking handed over with it
+	// grow gives the memory to write the translation into, hold is told
+	// what the translation holds beside (see jsonout.Writer).
+	grow func([]byte, int) ([]byte, error)
+	hold func(int) error
+}
+
+// detach returns the translated body a round's translation holds, and
+// forgets it there: its memory must be unreachable once the upstream is
+// done with it.
+func detach(body *[]byte) []byte {
+	b := *body
+	*body = nil
+	return b
 }
 
 // An emptyAnswer is the error of an upstream's answer of 200 that holds
@@ -60,6 +83,7 @@ type retrying interface {
 // translatedTrip is the round trip of a Messages request through a dialect:
 // the request translated, sent, and its answer translated back.
 type translatedTrip struct {
+	models          Models
 	memory          *memory
 	maxResponseSize int64
 	logger          *zap.Logger
@@ -105,7 +129,9 @@ func (trip translatedTrip) roundTrip(req *http.Request, ep messagesapi.Endpoint,
 		return trip.memory.refusal(req, tk, err), nil
 	}
 	defer mem.body.Close()
-	translated, err := d.translate(req, held.Bytes(), mem.body.Extend, mem.hold)
+	model, _ := trip.models.Map(modelOf(held.Bytes()))
+	translated, err := d.translate(&source{host: req.URL.Host, body: held.Bytes(), model: model,
+		handoff: handoff.From(req.Context()), grow: mem.body.Extend, hold: mem.hold})
 	if err != nil {
 		mem.release()
 		if resp := trip.memory.refusal(req, tk, err); resp != nil {
