@@ -43,10 +43,7 @@ type Anthropic struct {
 
 // CaddyModule returns the Caddy module information.
 func (Anthropic) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{
-		ID:  "http.reverse_proxy.transport.anthropic",
-		New: func() caddy.Module { return new(Anthropic) },
-	}
+	return moduleInfo("anthropic", func() caddy.Module { return new(Anthropic) })
 }
 
 // Provision sets up the http transport.

@@ -20,6 +20,28 @@ type base struct {
 	memory memory
 }
 
+// moduleInfo is the Caddy module information of transport name, which
+// newModule makes.
+func moduleInfo(name string, newModule func() caddy.Module) caddy.ModuleInfo {
+	return caddy.ModuleInfo{ID: caddy.ModuleID("http.reverse_proxy.transport." + name), New: newModule}
+}
+
+// checkOptions checks, for the transport named name, the options the
+// translating transports share: the bounds, then what own checks (the
+// transport's own options), then the model mappings.
+func checkOptions(name string, models Models, maxTokens int, maxResponseSize int64, own func() error) error {
+	if maxTokens < 0 || maxResponseSize < 0 {
+		return fmt.Errorf("%s: max_tokens and max_response_size cannot be negative", name)
+	}
+	if err := own(); err != nil {
+		return err
+	}
+	if err := models.Check(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
 // provision sets up the transport t, named name, whose http transport is
 // ht: it checks the options, takes the default max_response_size, reads
 // the transport's own options with setup (nil when it has none; its error
@@ -53,7 +75,7 @@ func (b *base) cleanup(t any, ht *reverseproxy.HTTPTransport) error {
 // for the model models maps, its JSON answer held up to maxResponseSize
 // bytes, sent by next; any other request as next sends it (see
 // translatedTrip).
-func (b *base) serve(req *http.Request, next http.RoundTripper, models Models, maxResponseSize int64, round func(prefix string) dialect) (*http.Response, error) {
+func (b *base) serve(req *http.Request, next http.RoundTripper, models Models, maxResponseSize int64, round func() dialect) (*http.Response, error) {
 	trip := translatedTrip{models: models, memory: &b.memory, maxResponseSize: maxResponseSize, logger: b.logger, next: next}
 	return trip.serve(req, b.name, round)
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/envelope"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/gemini"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/registry"
 )
 
@@ -81,10 +80,7 @@ type Gemini struct {
 
 // CaddyModule returns the Caddy module information.
 func (Gemini) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{
-		ID:  "http.reverse_proxy.transport.gemini",
-		New: func() caddy.Module { return new(Gemini) },
-	}
+	return moduleInfo("gemini", func() caddy.Module { return new(Gemini) })
 }
 
 // Provision sets up the http transport, reads the options and gets the
@@ -106,36 +102,31 @@ func (t *Gemini) Cleanup() error { return t.cleanup(t, &t.HTTPTransport) }
 
 // Validate checks the options.
 func (t *Gemini) Validate() error {
-	if t.MaxTokens < 0 || t.MaxResponseSize < 0 {
-		return fmt.Errorf("transport gemini: max_tokens and max_response_size cannot be negative")
-	}
-	if _, err := gemini.ParseThinking(t.Thinking); err != nil {
-		return fmt.Errorf("transport gemini: %w", err)
-	}
-	if strings.ContainsAny(t.APIVersion, "/?#") {
-		return fmt.Errorf("transport gemini: api_version %q: want a path segment such as v1beta", t.APIVersion)
-	}
-	if err := t.Models.Check(); err != nil {
-		return fmt.Errorf("transport gemini: %w", err)
-	}
-	return nil
+	return checkOptions("transport gemini", t.Models, t.MaxTokens, t.MaxResponseSize, func() error {
+		if _, err := gemini.ParseThinking(t.Thinking); err != nil {
+			return fmt.Errorf("transport gemini: %w", err)
+		}
+		if strings.ContainsAny(t.APIVersion, "/?#") {
+			return fmt.Errorf("transport gemini: api_version %q: want a path segment such as v1beta", t.APIVersion)
+		}
+		return nil
+	})
 }
 
 // RoundTrip translates a Messages request, sends it and translates the
 // answer; any other request goes as the http transport sends it.
 func (t *Gemini) RoundTrip(req *http.Request) (*http.Response, error) {
-	return t.serve(req, &t.HTTPTransport, t.Models, t.MaxResponseSize, func(prefix string) dialect { return &geminiRound{t: t, prefix: prefix} })
+	return t.serve(req, &t.HTTPTransport, t.Models, t.MaxResponseSize, func() dialect { return &geminiRound{signedRound: signedBy(&geminiAnswers), t: t} })
 }
 
 // geminiRound is one Messages request through transport gemini.
 type geminiRound struct {
-	t      *Gemini
-	prefix string
-	tr     gemini.Translated
-	signer envelope.Signer
+	signedRound
+	t        *Gemini
+	upstream string // the model the upstream gets, which the path names
 }
 
-func (g *geminiRound) translate(src *source) (body []byte, err error) {
+func (g *geminiRound) translate(src source) ([]byte, error) {
 	g.signer = gemini.NewSigner(g.t.key, src.host)
 	thinking := g.t.thinking
 	if thinking == gemini.ThinkingAuto && src.handoff.Facts&registry.NoThinkingLevel != 0 {
@@ -143,18 +134,19 @@ func (g *geminiRound) translate(src *source) (body []byte, err error) {
 		// backend_profile): a budget, as for Gemini 2.5.
 		thinking = gemini.ThinkingBudget
 	}
-	g.tr, err = gemini.TranslateRequest(src.body, gemini.RequestOptions{Model: src.model, Signer: g.signer,
+	tr, err := gemini.TranslateRequest(src.body, gemini.RequestOptions{Model: src.model, Signer: g.signer,
 		ThinkingOff: src.handoff.ThinkingOff, Thinking: thinking, MaxTokens: g.t.MaxTokens, Grow: src.grow, Hold: src.hold})
+	g.tr, g.upstream = tr.Translated, tr.Upstream
 	return detach(&g.tr.Body), err
 }
 
-func (g *geminiRound) prepare(out *http.Request) {
+func (g *geminiRound) prepare(out *http.Request, prefix string) {
 	method := ":generateContent"
 	out.URL.RawQuery = ""
 	if g.tr.Stream {
 		method, out.URL.RawQuery = ":streamGenerateContent", "alt=sse"
 	}
-	out.URL.Path = g.prefix + "/" + g.t.APIVersion + "/models/" + url.PathEscape(strings.TrimPrefix(g.tr.Upstream, "models/")) + method
+	out.URL.Path = prefix + "/" + g.t.APIVersion + "/models/" + url.PathEscape(strings.TrimPrefix(g.upstream, "models/")) + method
 	out.URL.RawPath = ""
 	g.t.geminiHeaders(out, g.tr.Stream)
 }
@@ -162,23 +154,6 @@ func (g *geminiRound) prepare(out *http.Request) {
 // retries: Gemini answers 200 with no answer when the model failed to
 // produce one (see gemini.NoAnswer), and the same request usually gets one.
 func (g *geminiRound) retries() bool { return true }
-
-func (g *geminiRound) errorBody(status int, body []byte) []byte {
-	return gemini.ErrorBody(status, body)
-}
-
-func (g *geminiRound) options() gemini.AnswerOptions {
-	return gemini.AnswerOptions{Model: g.tr.Model, Signer: g.signer, InputTokens: g.tr.InputTokens}
-}
-
-func (g *geminiRound) stream(resp *http.Response) messagesapi.Translator {
-	if !g.tr.Stream && messagesapi.MediaType(resp.Header) != messagesapi.EventStream {
-		return nil
-	}
-	return gemini.NewStream(g.options())
-}
-
-func (g *geminiRound) answer(b []byte) ([]byte, error) { return gemini.TranslateAnswer(b, g.options()) }
 
 // geminiHeaders makes a Messages request's headers a Gemini request's:
 // the key as x-goog-api-key (see apiHeaders).

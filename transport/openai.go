@@ -92,10 +92,7 @@ type OpenAI struct {
 
 // CaddyModule returns the Caddy module information.
 func (OpenAI) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{
-		ID:  "http.reverse_proxy.transport.openai",
-		New: func() caddy.Module { return new(OpenAI) },
-	}
+	return moduleInfo("openai", func() caddy.Module { return new(OpenAI) })
 }
 
 // Provision sets up the http transport and reads the options.
@@ -150,18 +147,17 @@ func (t *OpenAI) Validate() error {
 // RoundTrip translates a Messages request, sends it and translates the
 // answer; any other request goes as the http transport sends it.
 func (t *OpenAI) RoundTrip(req *http.Request) (*http.Response, error) {
-	return t.serve(req, &t.HTTPTransport, t.Models, t.MaxResponseSize, func(prefix string) dialect { return &chatRound{t: t, prefix: prefix} })
+	return t.serve(req, &t.HTTPTransport, t.Models, t.MaxResponseSize, func() dialect { return &chatRound{t: t} })
 }
 
 // chatRound is one Messages request through transport openai.
 type chatRound struct {
 	t        *OpenAI
-	prefix   string
 	tr       chatcompletions.Translated
 	upstream string
 }
 
-func (c *chatRound) translate(src *source) (body []byte, err error) {
+func (c *chatRound) translate(src source) (body []byte, err error) {
 	t, facts := c.t, src.handoff.Facts
 	c.tr, err = chatcompletions.TranslateRequest(src.body, chatcompletions.RequestOptions{
 		Model: src.model, Reasoning: t.reasoning, ThinkingSwitch: t.thinking, MaxTokens: t.MaxTokens,
@@ -172,8 +168,8 @@ func (c *chatRound) translate(src *source) (body []byte, err error) {
 	return detach(&c.tr.Body), err
 }
 
-func (c *chatRound) prepare(out *http.Request) {
-	out.URL.Path, out.URL.RawPath = c.prefix+"/v1/chat/completions", ""
+func (c *chatRound) prepare(out *http.Request, prefix string) {
+	out.URL.Path, out.URL.RawPath = prefix+"/v1/chat/completions", ""
 	out.URL.RawQuery = withoutBeta(out.URL.Query())
 	chatHeaders(out.Header, c.tr.Stream)
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/envelope"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/responses"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/registry"
 )
 
@@ -71,10 +70,7 @@ type Responses struct {
 
 // CaddyModule returns the Caddy module information.
 func (Responses) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{
-		ID:  "http.reverse_proxy.transport.responses",
-		New: func() caddy.Module { return new(Responses) },
-	}
+	return moduleInfo("responses", func() caddy.Module { return new(Responses) })
 }
 
 // Provision sets up the http transport, reads the options and gets the
@@ -92,38 +88,31 @@ func (t *Responses) Cleanup() error { return t.cleanup(t, &t.HTTPTransport) }
 
 // Validate checks the options.
 func (t *Responses) Validate() error {
-	if t.MaxTokens < 0 || t.MaxResponseSize < 0 {
-		return fmt.Errorf("transport responses: max_tokens and max_response_size cannot be negative")
-	}
-	if t.MaxTokens > 0 && t.MaxTokens < responses.MinOutputTokens {
-		return fmt.Errorf("transport responses: max_tokens %d: the Responses API takes no fewer than %d", t.MaxTokens, responses.MinOutputTokens)
-	}
-	switch t.ReasoningSummary {
-	case "", responses.SummaryAuto, responses.SummaryConcise, responses.SummaryDetailed, responses.SummaryNone:
-	default:
+	return checkOptions("transport responses", t.Models, t.MaxTokens, t.MaxResponseSize, func() error {
+		if t.MaxTokens > 0 && t.MaxTokens < responses.MinOutputTokens {
+			return fmt.Errorf("transport responses: max_tokens %d: the Responses API takes no fewer than %d", t.MaxTokens, responses.MinOutputTokens)
+		}
+		switch t.ReasoningSummary {
+		case "", responses.SummaryAuto, responses.SummaryConcise, responses.SummaryDetailed, responses.SummaryNone:
+			return nil
+		}
 		return fmt.Errorf("transport responses: reasoning_summary %q: want auto, concise, detailed or none", t.ReasoningSummary)
-	}
-	if err := t.Models.Check(); err != nil {
-		return fmt.Errorf("transport responses: %w", err)
-	}
-	return nil
+	})
 }
 
 // RoundTrip translates a Messages request, sends it and translates the
 // answer; any other request goes as the http transport sends it.
 func (t *Responses) RoundTrip(req *http.Request) (*http.Response, error) {
-	return t.serve(req, &t.HTTPTransport, t.Models, t.MaxResponseSize, func(prefix string) dialect { return &responsesRound{t: t, prefix: prefix} })
+	return t.serve(req, &t.HTTPTransport, t.Models, t.MaxResponseSize, func() dialect { return &responsesRound{signedRound: signedBy(&responsesAnswers), t: t} })
 }
 
 // responsesRound is one Messages request through transport responses.
 type responsesRound struct {
-	t      *Responses
-	prefix string
-	tr     responses.Translated
-	signer envelope.Signer
+	signedRound
+	t *Responses
 }
 
-func (r *responsesRound) translate(src *source) (body []byte, err error) {
+func (r *responsesRound) translate(src source) (body []byte, err error) {
 	r.signer = responses.NewSigner(r.t.key, src.host)
 	summary := r.t.ReasoningSummary
 	if src.handoff.Facts&registry.NoReasoningSummary != 0 {
@@ -136,31 +125,12 @@ func (r *responsesRound) translate(src *source) (body []byte, err error) {
 	return detach(&r.tr.Body), err
 }
 
-func (r *responsesRound) prepare(out *http.Request) {
-	out.URL.Path = r.prefix + "/v1/responses"
+func (r *responsesRound) prepare(out *http.Request, prefix string) {
+	out.URL.Path = prefix + "/v1/responses"
 	out.URL.RawPath, out.URL.RawQuery = "", ""
 	if key := apiHeaders(out, r.t.APIKey, r.tr.Stream); key != "" {
 		out.Header.Set("Authorization", "Bearer "+key)
 	}
-}
-
-func (r *responsesRound) errorBody(status int, body []byte) []byte {
-	return responses.ErrorBody(status, body)
-}
-
-func (r *responsesRound) options() responses.AnswerOptions {
-	return responses.AnswerOptions{Model: r.tr.Model, Signer: r.signer, InputTokens: r.tr.InputTokens}
-}
-
-func (r *responsesRound) stream(resp *http.Response) messagesapi.Translator {
-	if !r.tr.Stream && messagesapi.MediaType(resp.Header) != messagesapi.EventStream {
-		return nil
-	}
-	return responses.NewStream(r.options())
-}
-
-func (r *responsesRound) answer(b []byte) ([]byte, error) {
-	return responses.TranslateAnswer(b, r.options())
 }
 
 // UnmarshalCaddyfile reads the transport's block: every `transport http`

@@ -20,10 +20,11 @@ type dialect interface {
 	// translate writes the upstream's request for src into the memory
 	// src.grow gives; the round keeps what the answer needs, never the
 	// body written (see detach).
-	translate(src *source) ([]byte, error)
+	translate(src source) ([]byte, error)
 	// prepare makes out, the request the upstream gets with the
-	// translated body, the upstream's: its path, query and headers.
-	prepare(out *http.Request)
+	// translated body, the upstream's: its path (prefix, the path before
+	// /v1/messages, first), query and headers.
+	prepare(out *http.Request, prefix string)
 	// errorBody is the Messages error envelope of an upstream error.
 	errorBody(status int, body []byte) []byte
 	// stream returns the translator of the upstream's answer when it is a
@@ -90,25 +91,25 @@ type translatedTrip struct {
 	next            http.RoundTripper
 }
 
-// serve answers req: a Messages request through the dialect round makes
-// (given the path before /v1/messages), guarded so that a panic of the
-// translation (a bug) is the request's error, not the process's; any other
-// request as next sends it. name names the transport in the log.
-func (trip translatedTrip) serve(req *http.Request, name string, round func(prefix string) dialect) (resp *http.Response, err error) {
+// serve answers req: a Messages request through the dialect round makes,
+// guarded so that a panic of the translation (a bug) is the request's
+// error, not the process's; any other request as next sends it. name
+// names the transport in the log.
+func (trip translatedTrip) serve(req *http.Request, name string, round func() dialect) (resp *http.Response, err error) {
 	ep, prefix := messagesapi.EndpointOf(req)
 	if ep == messagesapi.Other {
 		return trip.next.RoundTrip(req)
 	}
 	defer guard.Recover(trip.logger, name, "", failed(&err))
-	return trip.roundTrip(req, ep, round(prefix))
+	return trip.roundTrip(req, ep, prefix, round())
 }
 
-// roundTrip answers a Messages request (ep) through d: count_tokens with
+// roundTrip answers a Messages request (ep, its path after prefix) through d: count_tokens with
 // an estimate; anything else translated, sent, and its answer translated.
 // The body is the one llm_thinking holds, borrowed, or read into the
 // budget; the translation is written into the budget as it grows, let go
 // once the upstream answered.
-func (trip translatedTrip) roundTrip(req *http.Request, ep messagesapi.Endpoint, d dialect) (*http.Response, error) {
+func (trip translatedTrip) roundTrip(req *http.Request, ep messagesapi.Endpoint, prefix string, d dialect) (*http.Response, error) {
 	tk, held, refused, err := trip.memory.request(req)
 	if held == nil {
 		return refused, err
@@ -130,7 +131,7 @@ func (trip translatedTrip) roundTrip(req *http.Request, ep messagesapi.Endpoint,
 	}
 	defer mem.body.Close()
 	model, _ := trip.models.Map(modelOf(held.Bytes()))
-	translated, err := d.translate(&source{host: req.URL.Host, body: held.Bytes(), model: model,
+	translated, err := d.translate(source{host: req.URL.Host, body: held.Bytes(), model: model,
 		handoff: handoff.From(req.Context()), grow: mem.body.Extend, hold: mem.hold})
 	if err != nil {
 		mem.release()
@@ -142,7 +143,7 @@ func (trip translatedTrip) roundTrip(req *http.Request, ep messagesapi.Endpoint,
 	held.Close() // the translation is all the upstream needs
 	out := outgoing(req, mem.done(translated))
 	translated = nil // its memory must be unreachable once the upstream is done with it
-	d.prepare(out)
+	d.prepare(out, prefix)
 	r, ok := d.(retrying)
 	retries := ok && r.retries()
 	resp, err := trip.next.RoundTrip(out)
