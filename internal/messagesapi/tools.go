@@ -136,9 +136,13 @@ func ReadToolChoice(tc jsonscan.Value) ToolChoice {
 // around its name, and the one that turns parallel calls off ("" for an
 // API that has none).
 type ChoiceForm struct {
+	// Auto, Any and None are written for ChoiceAuto, ChoiceAny and
+	// ChoiceNone.
 	Auto, Any, None string
-	Tool, ToolEnd   string
-	Serial          string
+	// Tool and ToolEnd are written around the name of ChoiceTool's tool.
+	Tool, ToolEnd string
+	// Serial is written when the client disables parallel tool use.
+	Serial string
 }
 
 // Write writes c in form, the named tool's name by name (as WriteTools
