@@ -8,7 +8,6 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
-	"go.uber.org/zap"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/answer/modelname"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
@@ -39,37 +38,22 @@ type Anthropic struct {
 	// for (bytes, default 8 MiB); a larger one is an error.
 	MaxResponseSize int64 `json:"max_response_size,omitempty"`
 
-	logger *zap.Logger
-	memory memory
+	base
 }
 
 // CaddyModule returns the Caddy module information.
 func (Anthropic) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{
-		ID:  "http.reverse_proxy.transport.anthropic",
-		New: func() caddy.Module { return new(Anthropic) },
-	}
+	return moduleInfo("anthropic", func() caddy.Module { return new(Anthropic) })
 }
 
 // Provision sets up the http transport.
 func (t *Anthropic) Provision(ctx caddy.Context) error {
-	t.logger = ctx.Logger()
-	if err := t.Validate(); err != nil {
-		return err
-	}
-	if t.MaxResponseSize == 0 {
-		t.MaxResponseSize = DefaultMaxResponseSize
-	}
-	t.memory.join(t, t.logger)
-	return t.HTTPTransport.Provision(ctx)
+	return t.provision(ctx, "transport anthropic", t, &t.HTTPTransport, &t.MaxResponseSize, nil)
 }
 
 // Cleanup lets go of the memory budget and the http transport's
 // connections.
-func (t *Anthropic) Cleanup() error {
-	t.memory.leave(t)
-	return t.HTTPTransport.Cleanup()
-}
+func (t *Anthropic) Cleanup() error { return t.cleanup(t, &t.HTTPTransport) }
 
 // Validate checks the options.
 func (t *Anthropic) Validate() error {
@@ -89,7 +73,7 @@ func (t *Anthropic) RoundTrip(req *http.Request) (resp *http.Response, err error
 	if ep == messagesapi.Other || len(t.Models) == 0 {
 		return t.HTTPTransport.RoundTrip(req)
 	}
-	defer guard.Recover(t.logger, "transport anthropic", "", failed(&err))
+	defer guard.Recover(t.logger, t.name, "", failed(&err))
 	tk, held, refused, err := t.memory.request(req)
 	if held == nil {
 		return refused, err
@@ -196,26 +180,8 @@ func (r *renamingReader) Close() error { return r.src.Close() }
 //	    max_response_size <size>
 //	}
 func (t *Anthropic) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	return unmarshal(d, &t.HTTPTransport, func(d *caddyfile.Dispenser) (bool, error) {
-		switch d.Val() {
-		case "model":
-			return true, parseModel(d, &t.Models)
-		case "max_response_size":
-			return true, parseSize(d, &t.MaxResponseSize)
-		}
-		return false, nil
-	})
+	return unmarshal(d, &t.HTTPTransport, subdirectives{"model": &t.Models, "max_response_size": &t.MaxResponseSize})
 }
 
 // Interface guards
-var (
-	_ caddy.Provisioner                                = (*Anthropic)(nil)
-	_ caddy.Validator                                  = (*Anthropic)(nil)
-	_ caddy.CleanerUpper                               = (*Anthropic)(nil)
-	_ http.RoundTripper                                = (*Anthropic)(nil)
-	_ caddyfile.Unmarshaler                            = (*Anthropic)(nil)
-	_ reverseproxy.TLSTransport                        = (*Anthropic)(nil)
-	_ reverseproxy.H2CTransport                        = (*Anthropic)(nil)
-	_ reverseproxy.HealthCheckSchemeOverriderTransport = (*Anthropic)(nil)
-	_ reverseproxy.ProxyProtocolTransport              = (*Anthropic)(nil)
-)
+var _ reverseProxyTransport = (*Anthropic)(nil)

@@ -7,11 +7,15 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/option"
 )
 
-// unmarshal reads a transport block: the subdirectives own handles (it
-// reports whether it did), and every other one as Caddy's http transport
-// reads it, so `transport openai { tls ... }` means what `transport http`
-// means.
-func unmarshal(d *caddyfile.Dispenser, ht *reverseproxy.HTTPTransport, own func(*caddyfile.Dispenser) (bool, error)) error {
+// subdirectives names the subdirectives of a transport's own and the
+// field each sets: a *string takes one argument, an *int a positive
+// number, an *int64 a size, a *Models a pattern and a model (repeatable).
+type subdirectives map[string]any
+
+// unmarshal reads a transport block: the subdirectives own names, and
+// every other one as Caddy's http transport reads it, so
+// `transport openai { tls ... }` means what `transport http` means.
+func unmarshal(d *caddyfile.Dispenser, ht *reverseproxy.HTTPTransport, own subdirectives) error {
 	if !d.Next() {
 		return d.ArgErr()
 	}
@@ -25,12 +29,11 @@ func unmarshal(d *caddyfile.Dispenser, ht *reverseproxy.HTTPTransport, own func(
 	block := false
 	for sd.NextBlock(0) {
 		block = true
-		handled, err := own(sd)
-		if err != nil {
-			return err
-		}
-		if !handled {
+		field, ok := own[sd.Val()]
+		if !ok {
 			rest = append(rest, sd.NextSegment()...)
+		} else if err := parseInto(sd, field); err != nil {
+			return err
 		}
 	}
 	if block {
@@ -39,6 +42,22 @@ func unmarshal(d *caddyfile.Dispenser, ht *reverseproxy.HTTPTransport, own func(
 		rest = append(rest, all[len(all)-1])
 	}
 	return ht.UnmarshalCaddyfile(caddyfile.NewDispenser(rest))
+}
+
+// parseInto reads the arguments of the subdirective d is at into field
+// (see subdirectives).
+func parseInto(d *caddyfile.Dispenser, field any) error {
+	switch f := field.(type) {
+	case *Models:
+		return parseModel(d, f)
+	case *string:
+		return parseOne(d, f)
+	case *int:
+		return parseCount(d, f)
+	case *int64:
+		return parseSize(d, f)
+	}
+	return d.Errf("%s: a field of type %T cannot be read", d.Val(), field)
 }
 
 // parseModel reads `model <pattern> <name>`.

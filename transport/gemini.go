@@ -9,12 +9,9 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
-	"go.uber.org/zap"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/envelope"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/gemini"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/handoff"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/registry"
 )
 
@@ -76,107 +73,80 @@ type Gemini struct {
 	// 8 MiB); a larger one is an error. Streams are never held.
 	MaxResponseSize int64 `json:"max_response_size,omitempty"`
 
+	base
 	key      *envelope.Key
 	thinking gemini.Thinking
-	logger   *zap.Logger
-	memory   memory
 }
 
 // CaddyModule returns the Caddy module information.
 func (Gemini) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{
-		ID:  "http.reverse_proxy.transport.gemini",
-		New: func() caddy.Module { return new(Gemini) },
-	}
+	return moduleInfo("gemini", func() caddy.Module { return new(Gemini) })
 }
 
 // Provision sets up the http transport, reads the options and gets the
 // signing key.
 func (t *Gemini) Provision(ctx caddy.Context) error {
-	t.logger = ctx.Logger()
-	if err := t.Validate(); err != nil {
+	return t.provision(ctx, "transport gemini", t, &t.HTTPTransport, &t.MaxResponseSize, func() (err error) {
+		if t.APIVersion == "" {
+			t.APIVersion = "v1beta"
+		}
+		t.thinking, _ = gemini.ParseThinking(t.Thinking)
+		t.key, err = signingKey(ctx, t.SigningKey)
 		return err
-	}
-	if t.MaxResponseSize == 0 {
-		t.MaxResponseSize = DefaultMaxResponseSize
-	}
-	if t.APIVersion == "" {
-		t.APIVersion = "v1beta"
-	}
-	t.thinking, _ = gemini.ParseThinking(t.Thinking)
-	key, err := signingKey(ctx, t.SigningKey)
-	if err != nil {
-		return fmt.Errorf("transport gemini: %w", err)
-	}
-	t.key = key
-	t.memory.join(t, t.logger)
-	return t.HTTPTransport.Provision(ctx)
+	})
 }
 
 // Cleanup lets go of the memory budget and the http transport's
 // connections.
-func (t *Gemini) Cleanup() error {
-	t.memory.leave(t)
-	return t.HTTPTransport.Cleanup()
-}
+func (t *Gemini) Cleanup() error { return t.cleanup(t, &t.HTTPTransport) }
 
 // Validate checks the options.
 func (t *Gemini) Validate() error {
-	if t.MaxTokens < 0 || t.MaxResponseSize < 0 {
-		return fmt.Errorf("transport gemini: max_tokens and max_response_size cannot be negative")
-	}
-	if _, err := gemini.ParseThinking(t.Thinking); err != nil {
-		return fmt.Errorf("transport gemini: %w", err)
-	}
-	if strings.ContainsAny(t.APIVersion, "/?#") {
-		return fmt.Errorf("transport gemini: api_version %q: want a path segment such as v1beta", t.APIVersion)
-	}
-	if err := t.Models.Check(); err != nil {
-		return fmt.Errorf("transport gemini: %w", err)
-	}
-	return nil
+	return checkOptions("transport gemini", t.Models, t.MaxTokens, t.MaxResponseSize, func() error {
+		if _, err := gemini.ParseThinking(t.Thinking); err != nil {
+			return fmt.Errorf("transport gemini: %w", err)
+		}
+		if strings.ContainsAny(t.APIVersion, "/?#") {
+			return fmt.Errorf("transport gemini: api_version %q: want a path segment such as v1beta", t.APIVersion)
+		}
+		return nil
+	})
 }
 
 // RoundTrip translates a Messages request, sends it and translates the
 // answer; any other request goes as the http transport sends it.
 func (t *Gemini) RoundTrip(req *http.Request) (*http.Response, error) {
-	trip := translatedTrip{memory: &t.memory, maxResponseSize: t.MaxResponseSize, logger: t.logger, next: &t.HTTPTransport}
-	return trip.serve(req, "transport gemini", func(prefix string) dialect { return &geminiRound{t: t, prefix: prefix} })
+	return t.serve(req, &t.HTTPTransport, t.Models, t.MaxResponseSize, func() dialect { return &geminiRound{signedRound: signedBy(&geminiAnswers), t: t} })
 }
 
 // geminiRound is one Messages request through transport gemini.
 type geminiRound struct {
-	t      *Gemini
-	prefix string
-	tr     gemini.Translated
-	signer envelope.Signer
+	signedRound
+	t        *Gemini
+	upstream string // the model the upstream gets, which the path names
 }
 
-func (g *geminiRound) translate(req *http.Request, body []byte, grow func([]byte, int) ([]byte, error), hold func(int) error) ([]byte, error) {
-	model, _ := g.t.Models.Map(modelOf(body))
-	g.signer = gemini.NewSigner(g.t.key, req.URL.Host)
-	h := handoff.From(req.Context())
+func (g *geminiRound) translate(src source) ([]byte, error) {
+	g.signer = gemini.NewSigner(g.t.key, src.host)
 	thinking := g.t.thinking
-	if thinking == gemini.ThinkingAuto && h.Facts&registry.NoThinkingLevel != 0 {
+	if thinking == gemini.ThinkingAuto && src.handoff.Facts&registry.NoThinkingLevel != 0 {
 		// The model refused a level (learned, or declared in a
 		// backend_profile): a budget, as for Gemini 2.5.
 		thinking = gemini.ThinkingBudget
 	}
-	tr, err := gemini.TranslateRequest(body, gemini.RequestOptions{Model: model, Signer: g.signer,
-		ThinkingOff: h.ThinkingOff, Thinking: thinking, MaxTokens: g.t.MaxTokens, Grow: grow, Hold: hold})
-	translated := tr.Body
-	tr.Body = nil
-	g.tr = tr
-	return translated, err
+	tr, err := gemini.TranslateRequest(src.body, gemini.RequestOptions{Model: src.model, Signer: g.signer,
+		ThinkingOff: src.handoff.ThinkingOff, Thinking: thinking, MaxTokens: g.t.MaxTokens, Grow: src.grow, Hold: src.hold})
+	g.tr, g.upstream = tr.Translated, tr.Upstream
+	return detach(&g.tr.Body), err
 }
 
-func (g *geminiRound) prepare(out *http.Request) {
+func (g *geminiRound) prepare(out *http.Request, prefix string) {
 	method := ":generateContent"
 	out.URL.RawQuery = ""
 	if g.tr.Stream {
 		method, out.URL.RawQuery = ":streamGenerateContent", "alt=sse"
 	}
-	out.URL.Path = g.prefix + "/" + g.t.APIVersion + "/models/" + url.PathEscape(strings.TrimPrefix(g.tr.Upstream, "models/")) + method
+	out.URL.Path = prefix + "/" + g.t.APIVersion + "/models/" + url.PathEscape(strings.TrimPrefix(g.upstream, "models/")) + method
 	out.URL.RawPath = ""
 	g.t.geminiHeaders(out, g.tr.Stream)
 }
@@ -184,23 +154,6 @@ func (g *geminiRound) prepare(out *http.Request) {
 // retries: Gemini answers 200 with no answer when the model failed to
 // produce one (see gemini.NoAnswer), and the same request usually gets one.
 func (g *geminiRound) retries() bool { return true }
-
-func (g *geminiRound) errorBody(status int, body []byte) []byte {
-	return gemini.ErrorBody(status, body)
-}
-
-func (g *geminiRound) options() gemini.AnswerOptions {
-	return gemini.AnswerOptions{Model: g.tr.Model, Signer: g.signer, InputTokens: g.tr.InputTokens}
-}
-
-func (g *geminiRound) stream(resp *http.Response) messagesapi.Translator {
-	if !g.tr.Stream && messagesapi.MediaType(resp.Header) != messagesapi.EventStream {
-		return nil
-	}
-	return gemini.NewStream(g.options())
-}
-
-func (g *geminiRound) answer(b []byte) ([]byte, error) { return gemini.TranslateAnswer(b, g.options()) }
 
 // geminiHeaders makes a Messages request's headers a Gemini request's:
 // the key as x-goog-api-key (see apiHeaders).
@@ -223,36 +176,12 @@ func (t *Gemini) geminiHeaders(r *http.Request, stream bool) {
 //	    max_response_size <size>
 //	}
 func (t *Gemini) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	return unmarshal(d, &t.HTTPTransport, func(d *caddyfile.Dispenser) (bool, error) {
-		switch d.Val() {
-		case "model":
-			return true, parseModel(d, &t.Models)
-		case "api_key":
-			return true, parseOne(d, &t.APIKey)
-		case "api_version":
-			return true, parseOne(d, &t.APIVersion)
-		case "thinking":
-			return true, parseOne(d, &t.Thinking)
-		case "max_tokens":
-			return true, parseCount(d, &t.MaxTokens)
-		case "signing_key":
-			return true, parseOne(d, &t.SigningKey)
-		case "max_response_size":
-			return true, parseSize(d, &t.MaxResponseSize)
-		}
-		return false, nil
+	return unmarshal(d, &t.HTTPTransport, subdirectives{
+		"model": &t.Models, "api_key": &t.APIKey, "api_version": &t.APIVersion,
+		"thinking": &t.Thinking, "max_tokens": &t.MaxTokens, "signing_key": &t.SigningKey,
+		"max_response_size": &t.MaxResponseSize,
 	})
 }
 
 // Interface guards
-var (
-	_ caddy.Provisioner                                = (*Gemini)(nil)
-	_ caddy.Validator                                  = (*Gemini)(nil)
-	_ caddy.CleanerUpper                               = (*Gemini)(nil)
-	_ http.RoundTripper                                = (*Gemini)(nil)
-	_ caddyfile.Unmarshaler                            = (*Gemini)(nil)
-	_ reverseproxy.TLSTransport                        = (*Gemini)(nil)
-	_ reverseproxy.H2CTransport                        = (*Gemini)(nil)
-	_ reverseproxy.HealthCheckSchemeOverriderTransport = (*Gemini)(nil)
-	_ reverseproxy.ProxyProtocolTransport              = (*Gemini)(nil)
-)
+var _ reverseProxyTransport = (*Gemini)(nil)

@@ -41,16 +41,12 @@ func (u *inUseAt) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // the body again, counts its translation in that account, and every byte
 // comes back once the answer is read.
 func TestTheTransportBorrowsTheHandlersBody(t *testing.T) {
-	up := &inUseAt{}
-	srv := httptest.NewServer(up)
-	defer srv.Close()
-	o := &OpenAI{}
-	provisioned(t, o)
+	o, up, url := openaiTo(t)
 	b := budget.New(64 << 20)
 	defer b.Close()
 	tk := b.Ticket(context.Background(), time.Second)
 	content := bigRequest(1 << 20)
-	r := httptest.NewRequest(http.MethodPost, srv.URL+"/v1/messages", strings.NewReader(content))
+	r := httptest.NewRequest(http.MethodPost, url+"/v1/messages", strings.NewReader(content))
 	in, err := budget.ReadBody(r, 8<<20, tk)
 	if err != nil {
 		t.Fatal(err)
@@ -88,14 +84,10 @@ func TestTheTransportBorrowsTheHandlersBody(t *testing.T) {
 // read and its translation are in the process's budget while the upstream
 // reads, and given back after.
 func TestTheTransportAloneCountsWhatItHolds(t *testing.T) {
-	up := &inUseAt{}
-	srv := httptest.NewServer(up)
-	defer srv.Close()
-	o := &OpenAI{}
-	provisioned(t, o)
+	o, up, url := openaiTo(t)
 	before := budget.Process.Stats().InUse
 	content := bigRequest(1 << 20)
-	resp, answer := post(t, o, srv.URL+"/v1/messages", content)
+	resp, answer := post(t, o, url+"/v1/messages", content)
 	if resp.StatusCode != 200 || !strings.Contains(answer, `"text":"hi"`) {
 		t.Fatalf("%d %s", resp.StatusCode, answer)
 	}
@@ -107,6 +99,17 @@ func TestTheTransportAloneCountsWhatItHolds(t *testing.T) {
 	if got := budget.Process.Stats().InUse; got != before {
 		t.Fatalf("%d bytes in use after the answer, %d before", got, before)
 	}
+}
+
+// openaiTo returns a transport openai, provisioned, and the upstream it
+// sends to, at url, closed once t ends.
+func openaiTo(t *testing.T) (o *OpenAI, up *inUseAt, url string) {
+	up = &inUseAt{}
+	srv := httptest.NewServer(up)
+	t.Cleanup(srv.Close)
+	o = &OpenAI{}
+	provisioned(t, o)
+	return o, up, srv.URL
 }
 
 // squeezeProcess sets the process's budget to its least and fills it, and
@@ -131,17 +134,13 @@ func squeezeProcess(t *testing.T) func() {
 // within its wait gets the API's overloaded_error with Retry-After, and
 // nothing reaches the upstream; count_tokens too.
 func TestTheTransportWithoutRoomAnswers529(t *testing.T) {
-	up := &inUseAt{}
-	srv := httptest.NewServer(up)
-	defer srv.Close()
-	o := &OpenAI{}
-	provisioned(t, o)
+	o, up, url := openaiTo(t)
 	o.memory.wait = 20 * time.Millisecond
 	free := squeezeProcess(t)
 	defer free()
 	overloaded := budget.Process.Stats().Overloaded
 	for _, path := range []string{"/v1/messages", "/v1/messages/count_tokens"} {
-		resp, body := post(t, o, srv.URL+path, bigRequest(64<<10))
+		resp, body := post(t, o, url+path, bigRequest(64<<10))
 		want := `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded: the gateway's memory for requests is in use (llm_thinking memory_budget); retry later."}}`
 		if resp.StatusCode != 529 || body != want || resp.Header.Get("Retry-After") != "1" {
 			t.Errorf("%s: %d %v %s", path, resp.StatusCode, resp.Header, body)
@@ -158,12 +157,8 @@ func TestTheTransportWithoutRoomAnswers529(t *testing.T) {
 // TestTheTransportRefusesABodyBeyondItsBound: a body over what the
 // transport reads is refused with 413 before it is read.
 func TestTheTransportRefusesABodyBeyondItsBound(t *testing.T) {
-	up := &inUseAt{}
-	srv := httptest.NewServer(up)
-	defer srv.Close()
-	o := &OpenAI{}
-	provisioned(t, o)
-	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/messages", strings.NewReader("{}"))
+	o, up, url := openaiTo(t)
+	req, _ := http.NewRequest(http.MethodPost, url+"/v1/messages", strings.NewReader("{}"))
 	req.ContentLength = maxRequestBody + 1
 	resp, err := o.RoundTrip(req)
 	if err != nil {

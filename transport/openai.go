@@ -7,11 +7,9 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
-	"go.uber.org/zap"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/chatcompletions"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/envelope"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/handoff"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/option"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/registry"
@@ -86,41 +84,27 @@ type OpenAI struct {
 	// transports gemini and responses use.
 	SigningKey string `json:"signing_key,omitempty"`
 
+	base
 	key       *envelope.Key
 	reasoning chatcompletions.Reasoning
 	thinking  chatcompletions.ThinkingSwitch
-	logger    *zap.Logger
-	memory    memory
 }
 
 // CaddyModule returns the Caddy module information.
 func (OpenAI) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{
-		ID:  "http.reverse_proxy.transport.openai",
-		New: func() caddy.Module { return new(OpenAI) },
-	}
+	return moduleInfo("openai", func() caddy.Module { return new(OpenAI) })
 }
 
 // Provision sets up the http transport and reads the options.
 func (t *OpenAI) Provision(ctx caddy.Context) error {
-	t.logger = ctx.Logger()
-	if err := t.Validate(); err != nil {
-		return err
-	}
-	t.reasoning, _ = chatcompletions.ParseReasoning(t.Reasoning)
-	t.thinking, _ = chatcompletions.ParseThinkingSwitch(t.ThinkingSwitch)
-	if t.MaxResponseSize == 0 {
-		t.MaxResponseSize = DefaultMaxResponseSize
-	}
-	if t.reasoning == chatcompletions.ReasoningDetails {
-		key, err := signingKey(ctx, t.SigningKey)
-		if err != nil {
-			return fmt.Errorf("transport openai: %w", err)
+	return t.provision(ctx, "transport openai", t, &t.HTTPTransport, &t.MaxResponseSize, func() (err error) {
+		t.reasoning, _ = chatcompletions.ParseReasoning(t.Reasoning)
+		t.thinking, _ = chatcompletions.ParseThinkingSwitch(t.ThinkingSwitch)
+		if t.reasoning == chatcompletions.ReasoningDetails {
+			t.key, err = signingKey(ctx, t.SigningKey)
 		}
-		t.key = key
-	}
-	t.memory.join(t, t.logger)
-	return t.HTTPTransport.Provision(ctx)
+		return err
+	})
 }
 
 // details returns the Signer of the envelopes of upstream's
@@ -135,10 +119,7 @@ func (t *OpenAI) details(upstream string) envelope.Signer {
 
 // Cleanup lets go of the memory budget and the http transport's
 // connections.
-func (t *OpenAI) Cleanup() error {
-	t.memory.leave(t)
-	return t.HTTPTransport.Cleanup()
-}
+func (t *OpenAI) Cleanup() error { return t.cleanup(t, &t.HTTPTransport) }
 
 // Validate checks the options.
 func (t *OpenAI) Validate() error {
@@ -166,35 +147,29 @@ func (t *OpenAI) Validate() error {
 // RoundTrip translates a Messages request, sends it and translates the
 // answer; any other request goes as the http transport sends it.
 func (t *OpenAI) RoundTrip(req *http.Request) (*http.Response, error) {
-	trip := translatedTrip{memory: &t.memory, maxResponseSize: t.MaxResponseSize, logger: t.logger, next: &t.HTTPTransport}
-	return trip.serve(req, "transport openai", func(prefix string) dialect { return &chatRound{t: t, prefix: prefix} })
+	return t.serve(req, &t.HTTPTransport, t.Models, t.MaxResponseSize, func() dialect { return &chatRound{t: t} })
 }
 
 // chatRound is one Messages request through transport openai.
 type chatRound struct {
 	t        *OpenAI
-	prefix   string
 	tr       chatcompletions.Translated
 	upstream string
 }
 
-func (c *chatRound) translate(req *http.Request, body []byte, grow func([]byte, int) ([]byte, error), hold func(int) error) ([]byte, error) {
-	t := c.t
-	model, _ := t.Models.Map(modelOf(body))
-	h := handoff.From(req.Context())
-	tr, err := chatcompletions.TranslateRequest(body, chatcompletions.RequestOptions{
-		Model: model, Reasoning: t.reasoning, ThinkingSwitch: t.thinking, MaxTokens: t.MaxTokens,
-		MaxCompletionTokens: t.MaxTokensField == "max_completion_tokens" || h.Facts&registry.MaxCompletionTokens != 0,
-		AlwaysThinks:        h.Facts&registry.AlwaysThinks != 0,
-		ThinkingOff:         h.ThinkingOff, Details: t.details(req.URL.Host), Grow: grow, Hold: hold})
-	translated := tr.Body
-	tr.Body = nil
-	c.tr, c.upstream = tr, req.URL.Host
-	return translated, err
+func (c *chatRound) translate(src source) (body []byte, err error) {
+	t, facts := c.t, src.handoff.Facts
+	c.tr, err = chatcompletions.TranslateRequest(src.body, chatcompletions.RequestOptions{
+		Model: src.model, Reasoning: t.reasoning, ThinkingSwitch: t.thinking, MaxTokens: t.MaxTokens,
+		MaxCompletionTokens: t.MaxTokensField == "max_completion_tokens" || facts&registry.MaxCompletionTokens != 0,
+		AlwaysThinks:        facts&registry.AlwaysThinks != 0,
+		ThinkingOff:         src.handoff.ThinkingOff, Details: t.details(src.host), Grow: src.grow, Hold: src.hold})
+	c.upstream = src.host
+	return detach(&c.tr.Body), err
 }
 
-func (c *chatRound) prepare(out *http.Request) {
-	out.URL.Path, out.URL.RawPath = c.prefix+"/v1/chat/completions", ""
+func (c *chatRound) prepare(out *http.Request, prefix string) {
+	out.URL.Path, out.URL.RawPath = prefix+"/v1/chat/completions", ""
 	out.URL.RawQuery = withoutBeta(out.URL.Query())
 	chatHeaders(out.Header, c.tr.Stream)
 }
@@ -234,38 +209,13 @@ func (c *chatRound) answer(b []byte) ([]byte, error) {
 //	    signing_key <secret>        # placeholders allowed; for reasoning_details
 //	}
 func (t *OpenAI) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	return unmarshal(d, &t.HTTPTransport, func(d *caddyfile.Dispenser) (bool, error) {
-		switch d.Val() {
-		case "model":
-			return true, parseModel(d, &t.Models)
-		case "reasoning":
-			return true, parseOne(d, &t.Reasoning)
-		case "thinking_switch":
-			return true, parseOne(d, &t.ThinkingSwitch)
-		case "think_tags":
-			return true, parseOne(d, &t.ThinkTags)
-		case "max_tokens":
-			return true, parseCount(d, &t.MaxTokens)
-		case "max_tokens_field":
-			return true, parseOne(d, &t.MaxTokensField)
-		case "max_response_size":
-			return true, parseSize(d, &t.MaxResponseSize)
-		case "signing_key":
-			return true, parseOne(d, &t.SigningKey)
-		}
-		return false, nil
+	return unmarshal(d, &t.HTTPTransport, subdirectives{
+		"model": &t.Models, "reasoning": &t.Reasoning, "thinking_switch": &t.ThinkingSwitch,
+		"think_tags": &t.ThinkTags, "max_tokens": &t.MaxTokens,
+		"max_tokens_field": &t.MaxTokensField, "max_response_size": &t.MaxResponseSize,
+		"signing_key": &t.SigningKey,
 	})
 }
 
 // Interface guards
-var (
-	_ caddy.Provisioner                                = (*OpenAI)(nil)
-	_ caddy.Validator                                  = (*OpenAI)(nil)
-	_ caddy.CleanerUpper                               = (*OpenAI)(nil)
-	_ http.RoundTripper                                = (*OpenAI)(nil)
-	_ caddyfile.Unmarshaler                            = (*OpenAI)(nil)
-	_ reverseproxy.TLSTransport                        = (*OpenAI)(nil)
-	_ reverseproxy.H2CTransport                        = (*OpenAI)(nil)
-	_ reverseproxy.HealthCheckSchemeOverriderTransport = (*OpenAI)(nil)
-	_ reverseproxy.ProxyProtocolTransport              = (*OpenAI)(nil)
-)
+var _ reverseProxyTransport = (*OpenAI)(nil)

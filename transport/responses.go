@@ -7,12 +7,9 @@ import (
 	"github.com/caddyserver/caddy/v2"
 	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/reverseproxy"
-	"go.uber.org/zap"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/envelope"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/responses"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/handoff"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/registry"
 )
 
@@ -67,122 +64,73 @@ type Responses struct {
 	// 8 MiB); a larger one is an error. Streams are never held.
 	MaxResponseSize int64 `json:"max_response_size,omitempty"`
 
-	key    *envelope.Key
-	logger *zap.Logger
-	memory memory
+	base
+	key *envelope.Key
 }
 
 // CaddyModule returns the Caddy module information.
 func (Responses) CaddyModule() caddy.ModuleInfo {
-	return caddy.ModuleInfo{
-		ID:  "http.reverse_proxy.transport.responses",
-		New: func() caddy.Module { return new(Responses) },
-	}
+	return moduleInfo("responses", func() caddy.Module { return new(Responses) })
 }
 
 // Provision sets up the http transport, reads the options and gets the
 // signing key.
 func (t *Responses) Provision(ctx caddy.Context) error {
-	t.logger = ctx.Logger()
-	if err := t.Validate(); err != nil {
+	return t.provision(ctx, "transport responses", t, &t.HTTPTransport, &t.MaxResponseSize, func() (err error) {
+		t.key, err = signingKey(ctx, t.SigningKey)
 		return err
-	}
-	if t.MaxResponseSize == 0 {
-		t.MaxResponseSize = DefaultMaxResponseSize
-	}
-	key, err := signingKey(ctx, t.SigningKey)
-	if err != nil {
-		return fmt.Errorf("transport responses: %w", err)
-	}
-	t.key = key
-	t.memory.join(t, t.logger)
-	return t.HTTPTransport.Provision(ctx)
+	})
 }
 
 // Cleanup lets go of the memory budget and the http transport's
 // connections.
-func (t *Responses) Cleanup() error {
-	t.memory.leave(t)
-	return t.HTTPTransport.Cleanup()
-}
+func (t *Responses) Cleanup() error { return t.cleanup(t, &t.HTTPTransport) }
 
 // Validate checks the options.
 func (t *Responses) Validate() error {
-	if t.MaxTokens < 0 || t.MaxResponseSize < 0 {
-		return fmt.Errorf("transport responses: max_tokens and max_response_size cannot be negative")
-	}
-	if t.MaxTokens > 0 && t.MaxTokens < responses.MinOutputTokens {
-		return fmt.Errorf("transport responses: max_tokens %d: the Responses API takes no fewer than %d", t.MaxTokens, responses.MinOutputTokens)
-	}
-	switch t.ReasoningSummary {
-	case "", responses.SummaryAuto, responses.SummaryConcise, responses.SummaryDetailed, responses.SummaryNone:
-	default:
+	return checkOptions("transport responses", t.Models, t.MaxTokens, t.MaxResponseSize, func() error {
+		if t.MaxTokens > 0 && t.MaxTokens < responses.MinOutputTokens {
+			return fmt.Errorf("transport responses: max_tokens %d: the Responses API takes no fewer than %d", t.MaxTokens, responses.MinOutputTokens)
+		}
+		switch t.ReasoningSummary {
+		case "", responses.SummaryAuto, responses.SummaryConcise, responses.SummaryDetailed, responses.SummaryNone:
+			return nil
+		}
 		return fmt.Errorf("transport responses: reasoning_summary %q: want auto, concise, detailed or none", t.ReasoningSummary)
-	}
-	if err := t.Models.Check(); err != nil {
-		return fmt.Errorf("transport responses: %w", err)
-	}
-	return nil
+	})
 }
 
 // RoundTrip translates a Messages request, sends it and translates the
 // answer; any other request goes as the http transport sends it.
 func (t *Responses) RoundTrip(req *http.Request) (*http.Response, error) {
-	trip := translatedTrip{memory: &t.memory, maxResponseSize: t.MaxResponseSize, logger: t.logger, next: &t.HTTPTransport}
-	return trip.serve(req, "transport responses", func(prefix string) dialect { return &responsesRound{t: t, prefix: prefix} })
+	return t.serve(req, &t.HTTPTransport, t.Models, t.MaxResponseSize, func() dialect { return &responsesRound{signedRound: signedBy(&responsesAnswers), t: t} })
 }
 
 // responsesRound is one Messages request through transport responses.
 type responsesRound struct {
-	t      *Responses
-	prefix string
-	tr     responses.Translated
-	signer envelope.Signer
+	signedRound
+	t *Responses
 }
 
-func (r *responsesRound) translate(req *http.Request, body []byte, grow func([]byte, int) ([]byte, error), hold func(int) error) ([]byte, error) {
-	model, _ := r.t.Models.Map(modelOf(body))
-	r.signer = responses.NewSigner(r.t.key, req.URL.Host)
-	h := handoff.From(req.Context())
+func (r *responsesRound) translate(src source) (body []byte, err error) {
+	r.signer = responses.NewSigner(r.t.key, src.host)
 	summary := r.t.ReasoningSummary
-	if h.Facts&registry.NoReasoningSummary != 0 {
+	if src.handoff.Facts&registry.NoReasoningSummary != 0 {
 		// An organization that is not verified is refused any summary;
 		// the reasoning itself still comes, encrypted, and goes back.
 		summary = responses.SummaryNone
 	}
-	tr, err := responses.TranslateRequest(body, responses.RequestOptions{Model: model, Signer: r.signer,
-		Summary: summary, MaxTokens: r.t.MaxTokens, ThinkingOff: h.ThinkingOff, Grow: grow, Hold: hold})
-	translated := tr.Body
-	tr.Body = nil
-	r.tr = tr
-	return translated, err
+	r.tr, err = responses.TranslateRequest(src.body, responses.RequestOptions{Model: src.model, Signer: r.signer,
+		Summary: summary, MaxTokens: r.t.MaxTokens, ThinkingOff: src.handoff.ThinkingOff, Grow: src.grow, Hold: src.hold})
+	return detach(&r.tr.Body), err
 }
 
-func (r *responsesRound) prepare(out *http.Request) {
-	out.URL.Path = r.prefix + "/v1/responses"
+func (r *responsesRound) prepare(out *http.Request, prefix string) {
+	out.URL.Path = prefix + "/v1/responses"
 	out.URL.RawPath, out.URL.RawQuery = "", ""
 	if key := apiHeaders(out, r.t.APIKey, r.tr.Stream); key != "" {
 		out.Header.Set("Authorization", "Bearer "+key)
 	}
-}
-
-func (r *responsesRound) errorBody(status int, body []byte) []byte {
-	return responses.ErrorBody(status, body)
-}
-
-func (r *responsesRound) options() responses.AnswerOptions {
-	return responses.AnswerOptions{Model: r.tr.Model, Signer: r.signer, InputTokens: r.tr.InputTokens}
-}
-
-func (r *responsesRound) stream(resp *http.Response) messagesapi.Translator {
-	if !r.tr.Stream && messagesapi.MediaType(resp.Header) != messagesapi.EventStream {
-		return nil
-	}
-	return responses.NewStream(r.options())
-}
-
-func (r *responsesRound) answer(b []byte) ([]byte, error) {
-	return responses.TranslateAnswer(b, r.options())
 }
 
 // UnmarshalCaddyfile reads the transport's block: every `transport http`
@@ -197,34 +145,12 @@ func (r *responsesRound) answer(b []byte) ([]byte, error) {
 //	    max_response_size <size>
 //	}
 func (t *Responses) UnmarshalCaddyfile(d *caddyfile.Dispenser) error {
-	return unmarshal(d, &t.HTTPTransport, func(d *caddyfile.Dispenser) (bool, error) {
-		switch d.Val() {
-		case "model":
-			return true, parseModel(d, &t.Models)
-		case "api_key":
-			return true, parseOne(d, &t.APIKey)
-		case "reasoning_summary":
-			return true, parseOne(d, &t.ReasoningSummary)
-		case "max_tokens":
-			return true, parseCount(d, &t.MaxTokens)
-		case "signing_key":
-			return true, parseOne(d, &t.SigningKey)
-		case "max_response_size":
-			return true, parseSize(d, &t.MaxResponseSize)
-		}
-		return false, nil
+	return unmarshal(d, &t.HTTPTransport, subdirectives{
+		"model": &t.Models, "api_key": &t.APIKey, "reasoning_summary": &t.ReasoningSummary,
+		"max_tokens": &t.MaxTokens, "signing_key": &t.SigningKey,
+		"max_response_size": &t.MaxResponseSize,
 	})
 }
 
 // Interface guards
-var (
-	_ caddy.Provisioner                                = (*Responses)(nil)
-	_ caddy.Validator                                  = (*Responses)(nil)
-	_ caddy.CleanerUpper                               = (*Responses)(nil)
-	_ http.RoundTripper                                = (*Responses)(nil)
-	_ caddyfile.Unmarshaler                            = (*Responses)(nil)
-	_ reverseproxy.TLSTransport                        = (*Responses)(nil)
-	_ reverseproxy.H2CTransport                        = (*Responses)(nil)
-	_ reverseproxy.HealthCheckSchemeOverriderTransport = (*Responses)(nil)
-	_ reverseproxy.ProxyProtocolTransport              = (*Responses)(nil)
-)
+var _ reverseProxyTransport = (*Responses)(nil)

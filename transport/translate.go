@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/handoff"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
 )
@@ -16,12 +17,14 @@ import (
 // does to one Messages request and its answer (see translator): it keeps
 // what the translation of the request tells the translation of the answer.
 type dialect interface {
-	// translate writes the upstream's request for the body of req into
-	// the memory grow gives (telling hold what it holds beside).
-	translate(req *http.Request, body []byte, grow func([]byte, int) ([]byte, error), hold func(int) error) ([]byte, error)
+	// translate writes the upstream's request for src into the memory
+	// src.grow gives; the round keeps what the answer needs, never the
+	// body written (see detach).
+	translate(src source) ([]byte, error)
 	// prepare makes out, the request the upstream gets with the
-	// translated body, the upstream's: its path, query and headers.
-	prepare(out *http.Request)
+	// translated body, the upstream's: its path (prefix, the path before
+	// /v1/messages, first), query and headers.
+	prepare(out *http.Request, prefix string)
 	// errorBody is the Messages error envelope of an upstream error.
 	errorBody(status int, body []byte) []byte
 	// stream returns the translator of the upstream's answer when it is a
@@ -30,6 +33,27 @@ type dialect interface {
 	// answer translates a whole JSON answer; one the model failed to
 	// produce is an error that is an emptyAnswer.
 	answer(b []byte) ([]byte, error)
+}
+
+// A source is a Messages request as a dialect translates it.
+type source struct {
+	host    string // the upstream's host:port, whose envelopes it opens
+	body    []byte
+	model   string          // the model the upstream gets (see Models)
+	handoff handoff.Request // what llm_thinking handed over with it
+	// grow gives the memory to write the translation into, hold is told
+	// what the translation holds beside (see jsonout.Writer).
+	grow func([]byte, int) ([]byte, error)
+	hold func(int) error
+}
+
+// detach returns the translated body a round's translation holds, and
+// forgets it there: its memory must be unreachable once the upstream is
+// done with it.
+func detach(body *[]byte) []byte {
+	b := *body
+	*body = nil
+	return b
 }
 
 // An emptyAnswer is the error of an upstream's answer of 200 that holds
@@ -60,31 +84,32 @@ type retrying interface {
 // translatedTrip is the round trip of a Messages request through a dialect:
 // the request translated, sent, and its answer translated back.
 type translatedTrip struct {
+	models          Models
 	memory          *memory
 	maxResponseSize int64
 	logger          *zap.Logger
 	next            http.RoundTripper
 }
 
-// serve answers req: a Messages request through the dialect round makes
-// (given the path before /v1/messages), guarded so that a panic of the
-// translation (a bug) is the request's error, not the process's; any other
-// request as next sends it. name names the transport in the log.
-func (trip translatedTrip) serve(req *http.Request, name string, round func(prefix string) dialect) (resp *http.Response, err error) {
+// serve answers req: a Messages request through the dialect round makes,
+// guarded so that a panic of the translation (a bug) is the request's
+// error, not the process's; any other request as next sends it. name
+// names the transport in the log.
+func (trip translatedTrip) serve(req *http.Request, name string, round func() dialect) (resp *http.Response, err error) {
 	ep, prefix := messagesapi.EndpointOf(req)
 	if ep == messagesapi.Other {
 		return trip.next.RoundTrip(req)
 	}
 	defer guard.Recover(trip.logger, name, "", failed(&err))
-	return trip.roundTrip(req, ep, round(prefix))
+	return trip.roundTrip(req, ep, prefix, round())
 }
 
-// roundTrip answers a Messages request (ep) through d: count_tokens with
+// roundTrip answers a Messages request (ep, its path after prefix) through d: count_tokens with
 // an estimate; anything else translated, sent, and its answer translated.
 // The body is the one llm_thinking holds, borrowed, or read into the
 // budget; the translation is written into the budget as it grows, let go
 // once the upstream answered.
-func (trip translatedTrip) roundTrip(req *http.Request, ep messagesapi.Endpoint, d dialect) (*http.Response, error) {
+func (trip translatedTrip) roundTrip(req *http.Request, ep messagesapi.Endpoint, prefix string, d dialect) (*http.Response, error) {
 	tk, held, refused, err := trip.memory.request(req)
 	if held == nil {
 		return refused, err
@@ -105,7 +130,9 @@ func (trip translatedTrip) roundTrip(req *http.Request, ep messagesapi.Endpoint,
 		return trip.memory.refusal(req, tk, err), nil
 	}
 	defer mem.body.Close()
-	translated, err := d.translate(req, held.Bytes(), mem.body.Extend, mem.hold)
+	model, _ := trip.models.Map(modelOf(held.Bytes()))
+	translated, err := d.translate(source{host: req.URL.Host, body: held.Bytes(), model: model,
+		handoff: handoff.From(req.Context()), grow: mem.body.Extend, hold: mem.hold})
 	if err != nil {
 		mem.release()
 		if resp := trip.memory.refusal(req, tk, err); resp != nil {
@@ -116,7 +143,7 @@ func (trip translatedTrip) roundTrip(req *http.Request, ep messagesapi.Endpoint,
 	held.Close() // the translation is all the upstream needs
 	out := outgoing(req, mem.done(translated))
 	translated = nil // its memory must be unreachable once the upstream is done with it
-	d.prepare(out)
+	d.prepare(out, prefix)
 	r, ok := d.(retrying)
 	retries := ok && r.retries()
 	resp, err := trip.next.RoundTrip(out)

@@ -1,10 +1,6 @@
 package chatcompletions
 
-import (
-	"iter"
-
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
-)
+import "github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 
 // Documents (the PDF Claude Code's Read tool returns in a tool result, or
 // one attached to a message) go as chat completions takes a file: a file
@@ -14,33 +10,6 @@ import (
 // tool messages, as its images do). A text document goes as a text part,
 // one by URL as a text part naming it (chat completions takes no file by
 // URL).
-
-// userParts yields, in order, what of a user message's content goes in its
-// message after the tool results: its blocks other than tool results, and
-// the images and documents of the results not told as text (see
-// toolcall.Orphans.Parts, which yields images only).
-func (w *requestWriter) userParts(content jsonscan.Value) iter.Seq[jsonscan.Value] {
-	return func(yield func(jsonscan.Value) bool) {
-		k := -1
-		for b := range content.Elements() {
-			k++
-			if !b.Get("type").Is("tool_result") {
-				if !yield(b) {
-					return
-				}
-				continue
-			}
-			if w.orphans.Has(k) {
-				continue
-			}
-			for c := range b.Get("content").Elements() {
-				if (c.Get("type").Is("image") || c.Get("type").Is("document")) && !yield(c) {
-					return
-				}
-			}
-		}
-	}
-}
 
 // document writes a document block as a content part.
 func (w *requestWriter) document(p jsonscan.Value) {

@@ -1,9 +1,6 @@
 package chatcompletions
 
 import (
-	"bytes"
-	"unicode/utf8"
-
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
@@ -19,34 +16,32 @@ func ErrorBody(status int, body []byte) []byte {
 
 // upstreamMessage finds the message of an error body.
 func upstreamMessage(status int, body []byte) string {
-	body = bytes.TrimSpace(body)
+	return messagesapi.UpstreamMessage(status, body, jsonMessage)
+}
+
+// jsonMessage finds the message of an error body that is JSON, r.
+func jsonMessage(r jsonscan.Value) string {
 	msg := ""
-	if jsonscan.Valid(body) {
-		r := jsonscan.Parse(body)
-		for _, path := range [][]string{{"error", "message"}, {"error"}, {"message"}, {"detail"}} {
-			if v := r.Get(path...).Str(); v != "" {
-				msg = v
-				break
-			}
+	for _, path := range [][]string{{"error", "message"}, {"error"}, {"message"}, {"detail"}} {
+		if v := r.Get(path...).Str(); v != "" {
+			msg = v
+			break
 		}
-		if msg == "" {
-			if v := r.Get("detail"); v.Exists() {
-				// FastAPI's validation errors, as the Messages API
-				// writes its own, so that the safety net can read them.
-				if msg = messagesapi.DetailMessage(v); msg == "" {
-					msg = string(v)
-				}
-			}
-		}
-		raw := r.Get("error", "metadata", "raw")
-		if !raw.Exists() {
-			raw = r.Get("metadata", "raw")
-		}
-		msg = withProviderError(msg, raw)
-	} else if utf8.Valid(body) {
-		msg = string(body)
 	}
-	return messagesapi.ErrorMessage(status, msg)
+	if msg == "" {
+		if v := r.Get("detail"); v.Exists() {
+			// FastAPI's validation errors, as the Messages API
+			// writes its own, so that the safety net can read them.
+			if msg = messagesapi.DetailMessage(v); msg == "" {
+				msg = string(v)
+			}
+		}
+	}
+	raw := r.Get("error", "metadata", "raw")
+	if !raw.Exists() {
+		raw = r.Get("metadata", "raw")
+	}
+	return withProviderError(msg, raw)
 }
 
 // withProviderError adds to msg the error of the provider behind a router:

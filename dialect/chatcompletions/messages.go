@@ -141,7 +141,7 @@ func (w *requestWriter) user(content jsonscan.Value) {
 		w.orphans.Write(&w.Writer, content)
 		w.Raw(`"}`)
 	}
-	for b := range w.userParts(content) {
+	for b := range w.orphans.Parts(content) {
 		switch string(b.Get("type").Name(&name)) {
 		case "text", "image", "document":
 			sep()

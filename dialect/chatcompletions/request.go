@@ -100,7 +100,7 @@ func (w *requestWriter) request(r *messagesapi.Request, size int, t *Translated)
 		w.Raw(`,"user":`)
 		w.Str(v)
 	}
-	w.toolChoice(messagesapi.ReadToolChoice(r.ToolChoice), w.tools(r.Tools))
+	w.toolsAndChoice(r)
 	w.Room(128)
 	w.Out = thinkingSwitch(w.Out, w.opts.ThinkingSwitch, r.Thinking, r.OutputConfig, w.opts.AlwaysThinks)
 	if t.Stream {

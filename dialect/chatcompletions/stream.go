@@ -166,11 +166,7 @@ func (s *Stream) End(dst []byte) []byte {
 
 // Fail appends an error event and ends the stream.
 func (s *Stream) Fail(dst []byte, typ, msg string) []byte {
-	if s.ended {
-		return dst
-	}
-	s.ended = true
-	return messagesapi.AppendErrorEvent(dst, typ, msg)
+	return messagesapi.AppendFailure(dst, &s.ended, typ, msg)
 }
 
 // done handles [DONE]: the server says its answer is complete.

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"strconv"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonout"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
@@ -55,49 +54,23 @@ func (w *requestWriter) toolName(lit jsonscan.Value) {
 	w.Str(lit)
 }
 
-// tools writes the client tools as functions, and returns how many;
-// server tools have no chat-completions form (see messagesapi.ClientTools).
-func (w *requestWriter) tools(tools jsonscan.Value) int {
-	list := jsonout.List{Open: `,"tools":[`, Close: "]"}
-	for t := range messagesapi.ClientTools(tools) {
-		w.Next(&list)
-		w.Raw(`{"type":"function","function":{"name":`)
-		w.toolName(t.Name)
-		if t.Description.Exists() {
-			w.Raw(`,"description":`)
-			w.Str(t.Description)
-		}
-		w.Raw(`,"parameters":`)
-		w.RawBytes(t.InputSchema)
-		w.Raw("}}")
-	}
-	w.End(&list)
-	return list.Len()
-}
+// The client tools go as functions under the names the server knows them
+// by (see toolName); server tools have no chat-completions form (see
+// messagesapi.ClientTools). tool_choice: auto, any (required), a named
+// tool, or none; disable_parallel_tool_use turns parallel calls off.
+var (
+	toolForm   = messagesapi.ToolForm{Open: `,"tools":[`, Close: "]", Name: `{"type":"function","function":{"name":`, Schema: `,"parameters":`, End: "}}"}
+	choiceForm = messagesapi.ChoiceForm{Auto: `,"tool_choice":"auto"`, Any: `,"tool_choice":"required"`, None: `,"tool_choice":"none"`,
+		Tool: `,"tool_choice":{"type":"function","function":{"name":`, ToolEnd: "}}", Serial: `,"parallel_tool_calls":false`}
+)
 
-// toolChoice writes tool_choice: auto, any (required), a named tool, or
-// none; disable_parallel_tool_use turns parallel calls off. Without tools
-// it writes neither: OpenAI refuses both then ("'tool_choice' is only
+// toolsAndChoice writes the tools and tool_choice. Without tools it
+// writes no tool_choice: OpenAI refuses one then ("'tool_choice' is only
 // allowed when 'tools' are specified"), and with no tool to call, none is
 // what the client asked for anyway.
-func (w *requestWriter) toolChoice(tc messagesapi.ToolChoice, tools int) {
-	if tools == 0 {
-		return
-	}
-	switch tc.Type {
-	case messagesapi.ChoiceAuto:
-		w.Raw(`,"tool_choice":"auto"`)
-	case messagesapi.ChoiceAny:
-		w.Raw(`,"tool_choice":"required"`)
-	case messagesapi.ChoiceNone:
-		w.Raw(`,"tool_choice":"none"`)
-	case messagesapi.ChoiceTool:
-		w.Raw(`,"tool_choice":{"type":"function","function":{"name":`)
-		w.toolName(tc.Name)
-		w.Raw("}}")
-	}
-	if tc.DisableParallelToolUse {
-		w.Raw(`,"parallel_tool_calls":false`)
+func (w *requestWriter) toolsAndChoice(r *messagesapi.Request) {
+	if messagesapi.WriteTools(&w.Writer, r.Tools, &toolForm, w.toolName, nil) > 0 {
+		messagesapi.ReadToolChoice(r.ToolChoice).Write(&w.Writer, &choiceForm, w.toolName)
 	}
 }
 

@@ -1,12 +1,10 @@
 package chatcompletions
 
 import (
-	"encoding/json"
-	"math/rand/v2"
 	"testing"
-	"unsafe"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/dialecttest"
 )
 
 // TestTranslationWritesOnlyWhereItAskedRoom: for random requests, the
@@ -14,25 +12,11 @@ import (
 // memory Grow gave, asked for exactly: nothing is ever allocated behind the
 // budget's back.
 func TestTranslationWritesOnlyWhereItAskedRoom(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	for i := range 20000 {
-		body := claudecode.RandomRequest(r)
-		var last []byte
-		grow := func(p []byte, n int) ([]byte, error) {
-			last = make([]byte, len(p), len(p)+n)
-			copy(last, p)
-			return last, nil
-		}
+	i := -1
+	dialecttest.RandomRequestsInRoom(t, claudecode.RandomRequest, 1, 2, func(body []byte, grow dialecttest.Grow) ([]byte, error) {
+		i++
 		reasoning := []Reasoning{ReasoningContent, ReasoningField, ReasoningDetails, ReasoningThinkTags, ReasoningNone}[i%5]
 		got, err := TranslateRequest(body, RequestOptions{Reasoning: reasoning, ThinkingSwitch: ThinkingSwitch(i % 4), Grow: grow})
-		if err != nil {
-			t.Fatalf("%s: %v", body, err)
-		}
-		if unsafe.SliceData(got.Body) != unsafe.SliceData(last) {
-			t.Fatalf("wrote past the room it asked for: %s", body)
-		}
-		if !json.Valid(got.Body) {
-			t.Fatalf("invalid JSON out of %s: %s", body, got.Body)
-		}
-	}
+		return got.Body, err
+	})
 }

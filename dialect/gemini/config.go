@@ -9,52 +9,36 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
-// tools writes the client tools as function declarations, each schema as
-// parametersJsonSchema without $schema (Gemini takes JSON Schema there);
-// server tools have no Gemini form (see messagesapi.ClientTools).
-func (w *requestWriter) tools(tools jsonscan.Value) {
-	list := jsonout.List{Open: `,"tools":[{"functionDeclarations":[`, Close: "]}]"}
-	for t := range messagesapi.ClientTools(tools) {
-		w.Next(&list)
-		w.Raw(`{"name":`)
-		w.Str(t.Name)
-		if t.Description.Exists() {
-			w.Raw(`,"description":`)
-			w.Str(t.Description)
-		}
-		w.Raw(`,"parametersJsonSchema":{`)
-		first := true
-		for name, v := range t.InputSchema.Members() {
-			if name == "$schema" {
-				continue
-			}
-			if !first {
-				w.Raw(",")
-			}
-			first = false
-			w.Quote([]byte(name))
-			w.Raw(":")
-			w.RawBytes(v)
-		}
-		w.Raw("}}")
-	}
-	w.End(&list)
-}
+// The client tools go as function declarations, each schema as
+// parametersJsonSchema without $schema (Gemini takes JSON Schema there:
+// see schemaMembers); server tools have no Gemini form (see
+// messagesapi.ClientTools). tool_choice is the function calling mode:
+// auto, any (a call is forced), a named tool (forced, and only it), or
+// none; Gemini has no switch for parallel calls.
+var (
+	toolForm = messagesapi.ToolForm{Open: `,"tools":[{"functionDeclarations":[`, Close: "]}]",
+		Name: `{"name":`, Schema: `,"parametersJsonSchema":{`, End: "}}"}
+	choiceForm = messagesapi.ChoiceForm{
+		Auto: `,"toolConfig":{"functionCallingConfig":{"mode":"AUTO"}}`,
+		Any:  `,"toolConfig":{"functionCallingConfig":{"mode":"ANY"}}`,
+		None: `,"toolConfig":{"functionCallingConfig":{"mode":"NONE"}}`,
+		Tool: `,"toolConfig":{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":[`, ToolEnd: "]}}"}
+)
 
-// toolConfig writes the function calling mode tool_choice asks for: auto,
-// any (a call is forced), a named tool (forced, and only it), or none.
-func (w *requestWriter) toolConfig(tc messagesapi.ToolChoice) {
-	switch tc.Type {
-	case messagesapi.ChoiceAuto:
-		w.Raw(`,"toolConfig":{"functionCallingConfig":{"mode":"AUTO"}}`)
-	case messagesapi.ChoiceAny:
-		w.Raw(`,"toolConfig":{"functionCallingConfig":{"mode":"ANY"}}`)
-	case messagesapi.ChoiceNone:
-		w.Raw(`,"toolConfig":{"functionCallingConfig":{"mode":"NONE"}}`)
-	case messagesapi.ChoiceTool:
-		w.Raw(`,"toolConfig":{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":[`)
-		w.Str(tc.Name)
-		w.Raw("]}}")
+// schemaMembers writes the members of a tool's input schema but $schema.
+func (w *requestWriter) schemaMembers(schema jsonscan.Value) {
+	first := true
+	for name, v := range schema.Members() {
+		if name == "$schema" {
+			continue
+		}
+		if !first {
+			w.Raw(",")
+		}
+		first = false
+		w.Quote([]byte(name))
+		w.Raw(":")
+		w.RawBytes(v)
 	}
 }
 

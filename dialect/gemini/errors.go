@@ -1,9 +1,7 @@
 package gemini
 
 import (
-	"bytes"
 	"net/http"
-	"unicode/utf8"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
@@ -19,18 +17,12 @@ func ErrorBody(status int, body []byte) []byte {
 // errorMessage finds the message of a Google error body; a stream's may
 // be an array of one.
 func errorMessage(status int, body []byte) string {
-	body = bytes.TrimSpace(body)
-	msg := ""
-	if jsonscan.Valid(body) {
-		v := jsonscan.Parse(body)
+	return messagesapi.UpstreamMessage(status, body, func(v jsonscan.Value) string {
 		if v.Kind() == jsonscan.Array {
 			v = v.Index(0)
 		}
-		msg = v.Get("error", "message").Str()
-	} else if utf8.Valid(body) {
-		msg = string(body)
-	}
-	return messagesapi.ErrorMessage(status, msg)
+		return v.Get("error", "message").Str()
+	})
 }
 
 // errorStatus returns the HTTP status of a Google error object: its code,

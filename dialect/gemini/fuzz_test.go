@@ -3,24 +3,18 @@ package gemini
 import (
 	"bytes"
 	"encoding/json"
-	"math/rand/v2"
 	"reflect"
-	"strings"
 	"testing"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/dialecttest"
 )
 
 // FuzzTranslateAnswer: any answer translates to valid JSON or an error,
 // and the same answer as one event of a stream to valid events.
 func FuzzTranslateAnswer(f *testing.F) {
-	f.Add([]byte(wholeAnswer))
-	for _, e := range streamedAnswer {
-		f.Add([]byte(e))
-	}
+	addAnswers(f)
 	f.Add([]byte(`{"error":{"code":503,"message":"x","status":"UNAVAILABLE"}}`))
 	f.Add([]byte(`{"promptFeedback":{"blockReason":"SAFETY"}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
@@ -31,10 +25,8 @@ func FuzzTranslateAnswer(f *testing.F) {
 		if bytes.ContainsAny(body, "\r\n") {
 			return
 		}
-		var got bytes.Buffer
-		got.ReadFrom(messagesapi.NewReader(strings.NewReader("data: "+string(body)+"\r\n\r\n"), NewStream(answerOptions())))
-		for _, line := range strings.Split(got.String(), "\n") {
-			if data, ok := strings.CutPrefix(line, "data: "); ok && (!json.Valid([]byte(data)) || !utf8.ValidString(data)) {
+		for _, line := range bytes.Split(streamOf(t, string(body)), []byte("\n")) {
+			if data, ok := bytes.CutPrefix(line, []byte("data: ")); ok && (!json.Valid(data) || !utf8.Valid(data)) {
 				t.Fatalf("invalid event data out of %q: %s", body, data)
 			}
 		}
@@ -56,12 +48,10 @@ func FuzzStreamAndJSONAgree(f *testing.F) {
 			return // an event of one line; the array form is no answer's
 		}
 		whole, err := TranslateAnswer(body, answerOptions())
-		var events bytes.Buffer
-		src := "data: " + string(body) + "\r\n\r\ndata: {\"candidates\":[{\"finishReason\":\"STOP\"}]}\r\n\r\n"
-		events.ReadFrom(messagesapi.NewReader(strings.NewReader(src), NewStream(answerOptions())))
-		streamed, serr := claudecode.AssembleStream(events.Bytes())
+		events := streamOf(t, string(body), `{"candidates":[{"finishReason":"STOP"}]}`)
+		streamed, serr := claudecode.AssembleStream(events)
 		if (err == nil) != (serr == nil) {
-			t.Fatalf("%q: whole %v, streamed %v\n%s", body, err, serr, events.Bytes())
+			t.Fatalf("%q: whole %v, streamed %v\n%s", body, err, serr, events)
 		}
 		if err != nil {
 			return
@@ -89,21 +79,7 @@ func FuzzStreamAndJSONAgree(f *testing.F) {
 func FuzzTranslateRequest(f *testing.F) {
 	f.Add([]byte(`{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"thinking","thinking":"","signature":"llmthinking.v1.reasoning.gemini.nAAAAAAAAAAAAAAAAAAAAAA.x"},{"type":"tool_use","id":"toolu_gA","name":"n","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_gA","content":[{"type":"text","text":"r"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA"}}]},{"type":"tool_result","tool_use_id":"zz","content":"o"}]}],"tools":[{"name":"n","input_schema":{"$schema":"x","type":"object"}}],"tool_choice":{"type":"tool","name":"n"},"thinking":{"type":"enabled","budget_tokens":3000},"max_tokens":9,"stop_sequences":["s"],"top_k":3}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		var last []byte
-		grow := func(p []byte, n int) ([]byte, error) {
-			last = append(make([]byte, 0, len(p)+n), p...)
-			return last, nil
-		}
-		tr, err := TranslateRequest(body, RequestOptions{Model: "gemini-3-pro-preview", Signer: testSigner, Grow: grow})
-		if err != nil {
-			return
-		}
-		if !json.Valid(tr.Body) {
-			t.Fatalf("invalid JSON out of %q: %s", body, tr.Body)
-		}
-		if unsafe.SliceData(tr.Body) != unsafe.SliceData(last) {
-			t.Fatalf("wrote past the room it asked for out of %q", body)
-		}
+		dialecttest.InRoom(t, body, translateInto)
 	})
 }
 
@@ -111,24 +87,5 @@ func FuzzTranslateRequest(f *testing.F) {
 // shape, the translation is valid JSON, written into the memory Grow gave,
 // asked for exactly.
 func TestTranslationWritesOnlyWhereItAskedRoom(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	for range 20000 {
-		body := claudecode.RandomRequest(r)
-		var last []byte
-		grow := func(p []byte, n int) ([]byte, error) {
-			last = make([]byte, len(p), len(p)+n)
-			copy(last, p)
-			return last, nil
-		}
-		tr, err := TranslateRequest(body, RequestOptions{Model: "gemini-3-pro-preview", Signer: testSigner, Grow: grow})
-		if err != nil {
-			t.Fatalf("%s: %v", body, err)
-		}
-		if unsafe.SliceData(tr.Body) != unsafe.SliceData(last) {
-			t.Fatalf("wrote past the room it asked for: %s", body)
-		}
-		if !json.Valid(tr.Body) {
-			t.Fatalf("invalid JSON out of %s: %s", body, tr.Body)
-		}
-	}
+	dialecttest.RandomRequestsInRoom(t, claudecode.RandomRequest, 3, 4, translateInto)
 }

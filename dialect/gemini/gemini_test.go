@@ -9,6 +9,7 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/envelope"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/dialecttest"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
@@ -16,6 +17,12 @@ var testSigner = NewSigner(&envelope.Key{1}, "gemini.test:443")
 
 func answerOptions() AnswerOptions {
 	return AnswerOptions{Model: "claude-sonnet-4-5", Signer: testSigner, InputTokens: 7}
+}
+
+// translateInto translates body for Gemini 3 into the memory grow gives.
+func translateInto(body []byte, grow dialecttest.Grow) ([]byte, error) {
+	tr, err := TranslateRequest(body, RequestOptions{Model: "gemini-3-pro-preview", Signer: testSigner, Grow: grow})
+	return tr.Body, err
 }
 
 // An answer of Gemini 3 with a thought, text, and two calls, the first
@@ -33,6 +40,14 @@ var streamedAnswer = []string{
 	`{"candidates":[{"content":{"role":"model","parts":[{"text":"ing."},{"functionCall":{"id":"c1","name":"Bash","args":{"command":"ls -l"}},"thoughtSignature":"EpEg+/=="}]},"index":0}],"responseId":"r1"}`,
 	`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"Read","args":{"path":"a"}}}]},"finishReason":"STOP","index":0}],` +
 		`"usageMetadata":{"promptTokenCount":100,"candidatesTokenCount":20,"thoughtsTokenCount":30,"cachedContentTokenCount":40},"responseId":"r1"}`,
+}
+
+// addAnswers seeds f with the answer, whole and as its events.
+func addAnswers(f *testing.F) {
+	f.Add([]byte(wholeAnswer))
+	for _, e := range streamedAnswer {
+		f.Add([]byte(e))
+	}
 }
 
 // streamOf runs events through a Stream, as the transport reads them.

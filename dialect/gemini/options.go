@@ -2,8 +2,10 @@ package gemini
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/envelope"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
 // Provider is the name envelopes of Gemini's signatures carry.
@@ -63,6 +65,18 @@ const (
 	ThinkingBudget
 )
 
+// of returns how model, by its name, takes a request under t: whether it
+// checks the signatures of function calls and takes thinkingLevel under
+// ThinkingAuto (Gemini 3 and later, and any model not known to be older),
+// whether it thinks by level, and whether the media of tool results go
+// inside function responses (a model that thinks by level, but Gemma).
+func (t Thinking) of(model string) (gemini3, byLevel, mediaInResponses bool) {
+	model = strings.TrimPrefix(model, "models/")
+	gemini3 = !strings.HasPrefix(model, "gemini-1") && !strings.HasPrefix(model, "gemini-2")
+	byLevel = t == ThinkingLevel || t == ThinkingAuto && gemini3
+	return gemini3, byLevel, byLevel && !strings.HasPrefix(model, "gemma")
+}
+
 // ParseThinking reads a Thinking as the transport's option writes it:
 // "auto" (or ""), "level" or "budget".
 func ParseThinking(s string) (Thinking, error) {
@@ -99,14 +113,9 @@ type AnswerOptions struct {
 
 // Translated is a Messages request translated for Gemini.
 type Translated struct {
-	// Body is the generateContent request body.
-	Body []byte
-	// Model is the model the client asked for, which the answer names.
-	Model string
+	// Translated is the translation: Body is the generateContent request
+	// body.
+	messagesapi.Translated
 	// Upstream is the model the upstream gets, which its path names.
 	Upstream string
-	// Stream reports that the client asked for a stream.
-	Stream bool
-	// InputTokens estimates the input.
-	InputTokens int
 }

@@ -10,10 +10,7 @@ import (
 // FuzzReadResponse: the one walk of readResponse reads what looking each
 // member up by its path reads, on any valid JSON.
 func FuzzReadResponse(f *testing.F) {
-	f.Add([]byte(wholeAnswer))
-	for _, e := range streamedAnswer {
-		f.Add([]byte(e))
-	}
+	addAnswers(f)
 	f.Add([]byte(`{"candidates":[7,{"content":{}}],"promptFeedback":{"blockReason":"SAFETY"}}`))
 	f.Add([]byte(`{"candidates":[],"promptFeedback":{"blockReason":"SAFETY"}}`))
 	f.Add([]byte(`{"candidates":[{"content":{"parts":[1,{"text":"a","text":"b"}],"parts":[{"thought":true}]},"finishReason":"STOP"}],"candidates":{}}`))

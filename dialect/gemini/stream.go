@@ -120,19 +120,12 @@ func (s *Stream) End(dst []byte) []byte {
 			return s.Fail(dst, messagesapi.ErrorType(status), errorMessage(status, stray))
 		}
 	}
-	if !s.started {
-		return s.Fail(dst, "api_error", "the upstream's stream ended without an answer")
-	}
-	return s.Fail(dst, "api_error", "the upstream's stream ended before its answer was complete")
+	return messagesapi.AppendCut(dst, s.started, &s.ended)
 }
 
 // Fail appends an error event and ends the stream.
 func (s *Stream) Fail(dst []byte, typ, msg string) []byte {
-	if s.ended {
-		return dst
-	}
-	s.ended = true
-	return messagesapi.AppendErrorEvent(dst, typ, msg)
+	return messagesapi.AppendFailure(dst, &s.ended, typ, msg)
 }
 
 // end closes the last block and writes message_delta and message_stop;

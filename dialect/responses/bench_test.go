@@ -3,28 +3,17 @@ package responses
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/dialecttest"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
 
 // BenchmarkTranslateRequest: a Claude Code request of a session that
 // switched models, as the transport translates it.
 func BenchmarkTranslateRequest(b *testing.B) {
-	body, err := os.ReadFile("../../testdata/claude-code-2.1.328/capture-4-continue-model-switch-opus-4-6.json")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := TranslateRequest(body, RequestOptions{Model: "gpt-5", Signer: testSigner}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	dialecttest.BenchmarkRequest(b, translateInto)
 }
 
 // BenchmarkStream: a stream of a reasoning item summarized in 100 deltas
@@ -50,15 +39,9 @@ func BenchmarkStream(b *testing.B) {
 	}
 	event("response.output_item.done", `"output_index":1,"item":{"id":"msg_b","type":"message","status":"completed","content":[{"type":"output_text","annotations":[],"text":"…"}],"role":"assistant"}`)
 	event("response.completed", `"response":{"id":"resp_b","status":"completed","usage":{"input_tokens":10,"output_tokens":2100}}`)
-	in := src.Bytes()
-	b.SetBytes(int64(len(in)))
-	b.ReportAllocs()
-	for b.Loop() {
-		n, err := io.Copy(io.Discard, messagesapi.NewReader(bytes.NewReader(in), NewStream(AnswerOptions{Model: "claude-sonnet-4-5", Signer: testSigner})))
-		if err != nil || n == 0 {
-			b.Fatal(n, err)
-		}
-	}
+	dialecttest.BenchmarkStream(b, src.Bytes(), func() messagesapi.Translator {
+		return NewStream(AnswerOptions{Model: "claude-sonnet-4-5", Signer: testSigner})
+	})
 }
 
 // BenchmarkTextDelta: one output_text.delta event.

@@ -1,9 +1,6 @@
 package responses
 
 import (
-	"bytes"
-	"unicode/utf8"
-
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 )
@@ -12,18 +9,13 @@ import (
 // the given status: OpenAI's message ({"error":{"message"}}), or the
 // body's text, under the type of that status.
 func ErrorBody(status int, body []byte) []byte {
-	body = bytes.TrimSpace(body)
-	msg := ""
-	if jsonscan.Valid(body) {
-		v := jsonscan.Parse(body)
-		msg = v.Get("error", "message").Str()
-		if msg == "" {
-			msg = v.Get("message").Str()
+	msg := messagesapi.UpstreamMessage(status, body, func(v jsonscan.Value) string {
+		if msg := v.Get("error", "message").Str(); msg != "" {
+			return msg
 		}
-	} else if utf8.Valid(body) {
-		msg = string(body)
-	}
-	return messagesapi.AppendError(nil, messagesapi.ErrorType(status), messagesapi.ErrorMessage(status, msg))
+		return v.Get("message").Str()
+	})
+	return messagesapi.AppendError(nil, messagesapi.ErrorType(status), msg)
 }
 
 // errorType returns the Messages error type of an error a stream reports

@@ -3,13 +3,12 @@ package responses
 import (
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/dialecttest"
 )
 
 // wellFormed checks a Messages stream's order: one message_start first,
@@ -98,45 +97,12 @@ func FuzzTranslateRequest(f *testing.F) {
 	f.Add(`{"model":"m","system":"s","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"thinking","thinking":"","signature":"llmthinking.v1.reasoning.responses.tAAAAAAAAAAAAAAAAAAAAAA.4.rs_1.s.x"},{"type":"text","text":"t"},{"type":"tool_use","id":"call_1","name":"n","input":{"a":1}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"call_1","content":[{"type":"text","text":"r"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA"}}]},{"type":"tool_result","tool_use_id":"zz","content":"o"}]}],"tools":[{"name":"n","input_schema":{"type":"object"}}],"tool_choice":{"type":"tool","name":"n"},"thinking":{"type":"enabled","budget_tokens":3000},"max_tokens":9}`)
 	f.Add(`{"model":"m","messages":[{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Read","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","is_error":true,"content":[{"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBE"}},{"type":"document","source":{"type":"content","content":[{"type":"text","text":"a"}]}},{"type":"document","source":{"type":"url","url":"https://x"}},{"type":"image","source":{"type":"file","file_id":"f"}},{"type":"text","text":"t"}]}]}],"max_tokens":1}`)
 	f.Fuzz(func(t *testing.T, body string) {
-		var last []byte
-		grow := func(p []byte, n int) ([]byte, error) {
-			last = append(make([]byte, 0, len(p)+n), p...)
-			return last, nil
-		}
-		tr, err := TranslateRequest([]byte(body), RequestOptions{Model: "gpt-5", Signer: testSigner, Grow: grow})
-		if err != nil {
-			return
-		}
-		if !json.Valid(tr.Body) {
-			t.Fatalf("invalid JSON out of %q: %s", body, tr.Body)
-		}
-		if unsafe.SliceData(tr.Body) != unsafe.SliceData(last) {
-			t.Fatalf("wrote past the room it asked for out of %q", body)
-		}
+		dialecttest.InRoom(t, []byte(body), translateInto)
 	})
 }
 
 // TestTranslationWritesOnlyWhereItAskedRoom: for random requests of every
 // shape, the translation is valid JSON, written into the memory Grow gave.
 func TestTranslationWritesOnlyWhereItAskedRoom(t *testing.T) {
-	r := rand.New(rand.NewPCG(5, 6))
-	for range 20000 {
-		body := claudecode.RandomRequest(r)
-		var last []byte
-		grow := func(p []byte, n int) ([]byte, error) {
-			last = make([]byte, len(p), len(p)+n)
-			copy(last, p)
-			return last, nil
-		}
-		tr, err := TranslateRequest(body, RequestOptions{Model: "gpt-5", Signer: testSigner, Grow: grow})
-		if err != nil {
-			t.Fatalf("%s: %v", body, err)
-		}
-		if unsafe.SliceData(tr.Body) != unsafe.SliceData(last) {
-			t.Fatalf("wrote past the room it asked for: %s", body)
-		}
-		if !json.Valid(tr.Body) {
-			t.Fatalf("invalid JSON out of %s: %s", body, tr.Body)
-		}
-	}
+	dialecttest.RandomRequestsInRoom(t, claudecode.RandomRequest, 5, 6, translateInto)
 }

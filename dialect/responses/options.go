@@ -1,6 +1,9 @@
 package responses
 
-import "github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/envelope"
+import (
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/envelope"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
+)
 
 // Provider is the name envelopes of reasoning items carry.
 const Provider = "responses"
@@ -52,14 +55,6 @@ type AnswerOptions struct {
 	InputTokens int
 }
 
-// Translated is a Messages request translated for the Responses API.
-type Translated struct {
-	// Body is the Responses request body.
-	Body []byte
-	// Model is the model the client asked for, which the answer names.
-	Model string
-	// Stream reports that the client asked for a stream.
-	Stream bool
-	// InputTokens estimates the input.
-	InputTokens int
-}
+// Translated is a Messages request translated for the Responses API: Body
+// is the Responses request body.
+type Translated = messagesapi.Translated

@@ -23,26 +23,15 @@ import (
 // temperature or top_p, which reasoning models refuse. A body that is no
 // Messages request is messagesapi.ErrNotMessages.
 func TranslateRequest(body []byte, opts RequestOptions) (Translated, error) {
-	r, err := messagesapi.ReadRequest(body, opts.ThinkingOff)
-	if err != nil {
-		return Translated{}, err
-	}
-	t := Translated{Model: r.Model.Str(), Stream: r.Stream.Bool(), InputTokens: r.InputTokens()}
-	upstream := cmp.Or(opts.Model, t.Model)
 	w := requestWriter{Writer: jsonout.Writer{Grow: opts.Grow, Hold: opts.Hold}, opts: opts}
-	if t.Body, err = w.request(&r, len(body), upstream); err != nil {
-		return Translated{}, err
-	}
-	return t, nil
+	return messagesapi.Translate(body, opts.ThinkingOff, &w.Writer, w.request)
 }
 
-// request writes the translation of r, a body of size bytes, for the
-// model upstream.
-func (w *requestWriter) request(r *messagesapi.Request, size int, upstream string) (out []byte, err error) {
-	defer jsonout.Recover(&err)
-	w.Room(size)
+// request writes the translation of r, which t tells of, for the model
+// the options name, or else the one asked for.
+func (w *requestWriter) request(r messagesapi.Request, t messagesapi.Translated) {
 	w.Raw(`{"model":`)
-	w.Quote([]byte(upstream))
+	w.Quote([]byte(cmp.Or(w.opts.Model, t.Model)))
 	w.Raw(`,"input":[`)
 	w.input(r.Messages)
 	w.Raw("]")
@@ -51,17 +40,16 @@ func (w *requestWriter) request(r *messagesapi.Request, size int, upstream strin
 		messagesapi.WriteSystem(&w.Writer, r.System, r.Messages)
 		w.Raw(`"`)
 	}
-	w.tools(r.Tools)
-	w.toolChoice(messagesapi.ReadToolChoice(r.ToolChoice))
+	messagesapi.WriteTools(&w.Writer, r.Tools, &toolForm, w.Str, nil)
+	messagesapi.ReadToolChoice(r.ToolChoice).Write(&w.Writer, &choiceForm, w.Str)
 	w.maxOutputTokens(r.CappedMaxTokens(w.opts.MaxTokens))
 	w.reasoning(r.Thinking, r.OutputConfig)
 	w.textFormat(r.OutputConfig)
 	w.Raw(`,"store":false`)
-	if r.Stream.Bool() {
+	if t.Stream {
 		w.Raw(`,"stream":true`)
 	}
 	w.Raw("}")
-	return w.Out, nil
 }
 
 // requestWriter writes a Responses request.

@@ -7,9 +7,16 @@ import (
 	"testing"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/dialect/envelope"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/dialecttest"
 )
 
 var testSigner = NewSigner(&envelope.Key{7}, "api.openai.test:443")
+
+// translateInto translates body for gpt-5 into the memory grow gives.
+func translateInto(body []byte, grow dialecttest.Grow) ([]byte, error) {
+	tr, err := TranslateRequest(body, RequestOptions{Model: "gpt-5", Signer: testSigner, Grow: grow})
+	return tr.Body, err
+}
 
 // sse returns the data of a Responses stream's events, as the API orders
 // them, for an answer with a reasoning item of two summary parts and then

@@ -249,20 +249,5 @@ func (w *requestWriter) documentText(src jsonscan.Value) {
 		w.StrContent(src.Get("data"))
 		return
 	}
-	c := src.Get("content")
-	if c.Kind() == jsonscan.String {
-		w.StrContent(c)
-		return
-	}
-	first := true
-	for p := range c.Elements() {
-		if !p.Get("type").Is("text") {
-			continue
-		}
-		if !first {
-			w.Raw(`\n\n`)
-		}
-		first = false
-		w.StrContent(p.Get("text"))
-	}
+	messagesapi.WriteToolResult(&w.Writer, src)
 }

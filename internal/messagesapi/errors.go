@@ -1,10 +1,12 @@
 package messagesapi
 
 import (
+	"bytes"
 	"net/http"
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 )
 
@@ -47,6 +49,20 @@ func AppendError(dst []byte, typ, msg string) []byte {
 func AppendErrorEvent(dst []byte, typ, msg string) []byte {
 	dst = append(dst, "event: error\ndata: "...)
 	return append(AppendError(dst, typ, msg), "\n\n"...)
+}
+
+// UpstreamMessage returns the message the client gets for an upstream's
+// error answer of status (see ErrorMessage): what find reads in its JSON,
+// or the body's text when it is not JSON.
+func UpstreamMessage(status int, body []byte, find func(jsonscan.Value) string) string {
+	body = bytes.TrimSpace(body)
+	msg := ""
+	if jsonscan.Valid(body) {
+		msg = find(jsonscan.Parse(body))
+	} else if utf8.Valid(body) {
+		msg = string(body)
+	}
+	return ErrorMessage(status, msg)
 }
 
 // maxErrorMessage bounds the message taken from an upstream error.

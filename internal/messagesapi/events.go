@@ -67,3 +67,23 @@ func AppendMessageEnd(dst []byte, stopReason string, u Usage) []byte {
 	dst = u.AppendJSON(dst)
 	return append(dst, "}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"...)
 }
+
+// AppendFailure appends an error event of type typ and ends the stream
+// (*ended), or nothing once it ended: a stream ends once.
+func AppendFailure(dst []byte, ended *bool, typ, msg string) []byte {
+	if *ended {
+		return dst
+	}
+	*ended = true
+	return AppendErrorEvent(dst, typ, msg)
+}
+
+// AppendCut appends the error event of a stream whose upstream's body
+// ended before the answer did (see AppendFailure): no answer came when
+// the message had not started, else it was cut short.
+func AppendCut(dst []byte, started bool, ended *bool) []byte {
+	if !started {
+		return AppendFailure(dst, ended, "api_error", "the upstream's stream ended without an answer")
+	}
+	return AppendFailure(dst, ended, "api_error", "the upstream's stream ended before its answer was complete")
+}

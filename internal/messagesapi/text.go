@@ -24,22 +24,27 @@ func HasText(v jsonscan.Value) bool {
 // WriteJoined writes, escaped for the inside of a string literal, a string,
 // or the text of text blocks joined by a blank line (a separator follows
 // every block once one had text).
-func WriteJoined(w *jsonout.Writer, v jsonscan.Value) {
+func WriteJoined(w *jsonout.Writer, v jsonscan.Value) { writeJoined(w, v, true) }
+
+// writeJoined writes a string, or the text of text blocks joined by a
+// blank line: after every block, or with afterText only once one had
+// text.
+func writeJoined(w *jsonout.Writer, v jsonscan.Value, afterText bool) {
 	if v.Kind() == jsonscan.String {
 		w.StrContent(v)
 		return
 	}
-	wrote := false
+	sep := false
 	for b := range v.Elements() {
 		if !b.Get("type").Is("text") {
 			continue
 		}
-		if wrote {
+		if sep {
 			w.Raw(`\n\n`)
 		}
 		t := b.Get("text")
 		w.StrContent(t)
-		wrote = wrote || (t.Kind() == jsonscan.String && len(t) > 2)
+		sep = sep || !afterText || (t.Kind() == jsonscan.String && len(t) > 2)
 	}
 }
 
@@ -82,22 +87,8 @@ func WriteSystem(w *jsonout.Writer, prompt, msgs jsonscan.Value) {
 }
 
 // WriteToolResult writes, escaped, the text of a tool result: its content
-// string, or its text blocks joined by blank lines.
+// string, or its text blocks joined by blank lines (the text of a content
+// document's source, likewise).
 func WriteToolResult(w *jsonout.Writer, b jsonscan.Value) {
-	c := b.Get("content")
-	if c.Kind() == jsonscan.String {
-		w.StrContent(c)
-		return
-	}
-	first := true
-	for p := range c.Elements() {
-		if !p.Get("type").Is("text") {
-			continue
-		}
-		if !first {
-			w.Raw(`\n\n`)
-		}
-		first = false
-		w.StrContent(p.Get("text"))
-	}
+	writeJoined(w, b.Get("content"), false)
 }

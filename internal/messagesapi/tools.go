@@ -3,6 +3,7 @@ package messagesapi
 import (
 	"iter"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonout"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 )
 
@@ -40,6 +41,43 @@ func ClientTools(tools jsonscan.Value) iter.Seq[Tool] {
 			}
 		}
 	}
+}
+
+// A ToolForm is how another API writes a request's client tools (see
+// WriteTools): the pieces written around the list and around each tool's
+// name, description and input schema.
+type ToolForm struct {
+	// Open and Close are written around the list, when it has a tool.
+	Open, Close string
+	// Name opens a tool, before its name; Schema comes before its input
+	// schema, after its description; End closes the tool.
+	Name, Schema, End string
+}
+
+// WriteTools writes the client tools of a request's tools in form (see
+// ClientTools), and returns how many: each its name, written by name (the
+// writer's Str, for the name as given), its description when it has one,
+// and its input schema, written by schema (nil: as given).
+func WriteTools(w *jsonout.Writer, tools jsonscan.Value, form *ToolForm, name, schema func(jsonscan.Value)) int {
+	list := jsonout.List{Open: form.Open, Close: form.Close}
+	for t := range ClientTools(tools) {
+		w.Next(&list)
+		w.Raw(form.Name)
+		name(t.Name)
+		if t.Description.Exists() {
+			w.Raw(`,"description":`)
+			w.Str(t.Description)
+		}
+		w.Raw(form.Schema)
+		if schema != nil {
+			schema(t.InputSchema)
+		} else {
+			w.RawBytes(t.InputSchema)
+		}
+		w.Raw(form.End)
+	}
+	w.End(&list)
+	return list.Len()
 }
 
 // ToolChoice is a request's tool_choice: which tool the model may or must
@@ -91,4 +129,38 @@ func ReadToolChoice(tc jsonscan.Value) ToolChoice {
 		c.Type = ChoiceNone
 	}
 	return c
+}
+
+// A ChoiceForm is how another API writes a request's tool_choice (see
+// ToolChoice.Write): the member each type becomes, the named tool's
+// around its name, and the one that turns parallel calls off ("" for an
+// API that has none).
+type ChoiceForm struct {
+	// Auto, Any and None are written for ChoiceAuto, ChoiceAny and
+	// ChoiceNone.
+	Auto, Any, None string
+	// Tool and ToolEnd are written around the name of ChoiceTool's tool.
+	Tool, ToolEnd string
+	// Serial is written when the client disables parallel tool use.
+	Serial string
+}
+
+// Write writes c in form, the named tool's name by name (as WriteTools
+// does); ChoiceUnset writes nothing but Serial.
+func (c ToolChoice) Write(w *jsonout.Writer, form *ChoiceForm, name func(jsonscan.Value)) {
+	switch c.Type {
+	case ChoiceAuto:
+		w.Raw(form.Auto)
+	case ChoiceAny:
+		w.Raw(form.Any)
+	case ChoiceNone:
+		w.Raw(form.None)
+	case ChoiceTool:
+		w.Raw(form.Tool)
+		name(c.Name)
+		w.Raw(form.ToolEnd)
+	}
+	if c.DisableParallelToolUse && form.Serial != "" {
+		w.Raw(form.Serial)
+	}
 }

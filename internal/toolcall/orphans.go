@@ -85,7 +85,9 @@ func (o *Orphans) Sort(content jsonscan.Value, calls *Pending, hold func(bytes i
 
 // Parts yields, in order, what of a user message's content goes in its
 // message after the tool results: its blocks other than tool results, and
-// the images of the results not marked (their text went with the result).
+// the images and documents of the results not marked (their text went
+// with the result; an API whose results hold only text takes their media
+// so). See Following for one that carries some inside the results.
 func (o *Orphans) Parts(content jsonscan.Value) iter.Seq[jsonscan.Value] {
 	return func(yield func(jsonscan.Value) bool) {
 		k := -1
@@ -101,7 +103,7 @@ func (o *Orphans) Parts(content jsonscan.Value) iter.Seq[jsonscan.Value] {
 				continue
 			}
 			for c := range b.Get("content").Elements() {
-				if c.Get("type").Is("image") && !yield(c) {
+				if (c.Get("type").Is("image") || c.Get("type").Is("document")) && !yield(c) {
 					return
 				}
 			}

@@ -41,12 +41,12 @@ func TestAnswerReturnsTheCallsPlace(t *testing.T) {
 
 // TestOrphansSortAndParts: results of waiting calls are answered in order,
 // the others marked; the parts after them are the message's own blocks and
-// the answered results' images, never a marked result's.
+// the answered results' images and documents, never a marked result's.
 func TestOrphansSortAndParts(t *testing.T) {
 	var calls Pending
 	calls.Add(jsonscan.Value(`"a"`))
 	calls.Add(jsonscan.Value(`"b"`))
-	content := jsonscan.Parse([]byte(`[{"type":"tool_result","tool_use_id":"b","content":[{"type":"image","n":1}]},` +
+	content := jsonscan.Parse([]byte(`[{"type":"tool_result","tool_use_id":"b","content":[{"type":"image","n":1},{"type":"text"},{"type":"document","n":4}]},` +
 		`{"type":"tool_result","tool_use_id":"zz","content":[{"type":"image","n":2}]},{"type":"text","text":"t"},` +
 		`{"type":"tool_result","tool_use_id":"a"},{"type":"image","n":3}]`))
 	var o Orphans
@@ -60,7 +60,7 @@ func TestOrphansSortAndParts(t *testing.T) {
 	for p := range o.Parts(content) {
 		parts = append(parts, string(p))
 	}
-	want := []string{`{"type":"image","n":1}`, `{"type":"text","text":"t"}`, `{"type":"image","n":3}`}
+	want := []string{`{"type":"image","n":1}`, `{"type":"document","n":4}`, `{"type":"text","text":"t"}`, `{"type":"image","n":3}`}
 	if !slices.Equal(parts, want) {
 		t.Errorf("parts %q, want %q", parts, want)
 	}
