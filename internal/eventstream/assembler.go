@@ -166,13 +166,16 @@ func (a *Assembler) Skip(n int) {
 }
 
 // quickFrame reads into f the event that starts at p[i] when it is written as
-// servers write events, "event: <name>\n" then "data: <data>\n" then a
+// servers write events, "event: <name>\n" (or nothing) then "data: <data>\n" then a
 // blank line, whole in p, which holds no '\r' and does not start the
 // stream: nearly every event of a stream, which then costs two scans for
 // a line end and no copy. It reports false for anything else, which Next
 // reads line by line.
 func quickFrame(f *Frame, p []byte, i int) bool {
 	b := p[i:]
+	if len(b) > len(quickData)+2 && string(b[:len(quickData)]) == quickData {
+		return quickDataFrame(f, b, i) // an event of one data line and no name: chat completions, Gemini
+	}
 	if len(b) < len(quickName)+len(quickData)+3 || string(b[:len(quickName)]) != quickName {
 		return false
 	}
@@ -196,6 +199,22 @@ func quickFrame(f *Frame, p []byte, i int) bool {
 	}
 	*f = Frame{Raw: b[:end], InChunk: true, Start: i, End: i + end, Name: b[len(quickName):nameEnd], HasName: true,
 		Data: b[dataAt:dataEnd], HasData: true, DataAt: dataAt}
+	return true
+}
+
+// quickDataFrame is quickFrame for an event that is one data line, at b[0],
+// which is p[i:].
+func quickDataFrame(f *Frame, b []byte, i int) bool {
+	dataEnd := bytes.IndexByte(b[len(quickData):], '\n')
+	if dataEnd < 0 {
+		return false
+	}
+	dataEnd += len(quickData)
+	end := dataEnd + 2
+	if end > len(b) || b[dataEnd+1] != '\n' || end > MaxEvent {
+		return false
+	}
+	*f = Frame{Raw: b[:end], InChunk: true, Start: i, End: i + end, Data: b[len(quickData):dataEnd], HasData: true, DataAt: len(quickData)}
 	return true
 }
 
