@@ -90,6 +90,9 @@ func (a *Assembler) Next() (*Frame, bool) {
 			a.i, a.evStart = a.f.End, a.f.End
 			return &a.f, true
 		}
+	} else if a.atEvent() && quickCRLFFrame(&a.f, p, a.i) {
+		a.i, a.evStart, a.crEnded = a.f.End, a.f.End, false
+		return &a.f, true
 	}
 	for !a.over && a.i < len(p) {
 		end, next := a.lines.Next(p, a.i)
@@ -144,6 +147,34 @@ func (a *Assembler) Fresh() ([]byte, bool) {
 		return a.p[a.i:], true
 	}
 	return nil, false
+}
+
+// atEvent reports whether the next byte of the chunk starts an event, of
+// a chunk that holds a '\r' (see Fresh for one that holds none).
+func (a *Assembler) atEvent() bool {
+	return a.i < len(a.p) && a.evStart == a.i && len(a.carry) == 0 && a.dataCount == 0 && !a.ev.HasName &&
+		!a.lines.Plain() && a.lines.Begun() && !a.lines.afterCR
+}
+
+// quickCRLFFrame is quickFrame for an event of one data line ended by
+// "\r\n\r\n", as Gemini writes them, at p[i]: its data holds neither '\r'
+// nor '\n'.
+func quickCRLFFrame(f *Frame, p []byte, i int) bool {
+	b := p[i:]
+	if len(b) < len(quickData)+4 || string(b[:len(quickData)]) != quickData {
+		return false
+	}
+	cr := bytes.IndexByte(b[len(quickData):], '\r')
+	if cr < 0 {
+		return false
+	}
+	cr += len(quickData)
+	end := cr + 4
+	if end > len(b) || end > MaxEvent || string(b[cr:end]) != "\r\n\r\n" || bytes.IndexByte(b[len(quickData):cr], '\n') >= 0 {
+		return false
+	}
+	*f = Frame{Raw: b[:end], InChunk: true, Start: i, End: i + end, Data: b[len(quickData):cr], HasData: true, DataAt: len(quickData)}
+	return true
 }
 
 // Between reports whether the Assembler is between two events and holds

@@ -150,6 +150,7 @@ func TestAssemblerGivesUpPastMaxEvent(t *testing.T) {
 func FuzzAssembler(f *testing.F) {
 	f.Add([]byte("event: a\r\ndata: 1\r\n\r\ndata: 2\r\r"), uint64(1))
 	f.Add([]byte("\xef\xbb\xbfdata: x\n\n:c\ndata\n\n"), uint64(2))
+	f.Add([]byte("data: {\"a\":1}\r\n\r\ndata: 2\r\n\r\n:c\r\ndata: x\ry\r\n\r\ndata: z\n\r\n\r\n"), uint64(3)) // Gemini's "\r\n"
 	f.Fuzz(func(t *testing.T, stream []byte, seed uint64) {
 		want, wantRest := assembled(t, [][]byte{stream})
 		got, rest := assembled(t, cuts(rand.New(rand.NewPCG(seed, seed)), string(stream)))
