@@ -156,27 +156,6 @@ func (a *Assembler) atEvent() bool {
 		!a.lines.Plain() && a.lines.Begun() && !a.lines.afterCR
 }
 
-// quickCRLFFrame is quickFrame for an event of one data line ended by
-// "\r\n\r\n", as Gemini writes them, at p[i]: its data holds neither '\r'
-// nor '\n'.
-func quickCRLFFrame(f *Frame, p []byte, i int) bool {
-	b := p[i:]
-	if len(b) < len(quickData)+4 || string(b[:len(quickData)]) != quickData {
-		return false
-	}
-	cr := bytes.IndexByte(b[len(quickData):], '\r')
-	if cr < 0 {
-		return false
-	}
-	cr += len(quickData)
-	end := cr + 4
-	if end > len(b) || end > MaxEvent || string(b[cr:end]) != "\r\n\r\n" || bytes.IndexByte(b[len(quickData):cr], '\n') >= 0 {
-		return false
-	}
-	*f = Frame{Raw: b[:end], InChunk: true, Start: i, End: i + end, Data: b[len(quickData):cr], HasData: true, DataAt: len(quickData)}
-	return true
-}
-
 // Between reports whether the Assembler is between two events and holds
 // nothing: the next chunk starts an event, and a reader may pass over
 // whole events it starts with before it feeds the rest.
@@ -204,48 +183,57 @@ func (a *Assembler) Skip(n int) {
 // reads line by line.
 func quickFrame(f *Frame, p []byte, i int) bool {
 	b := p[i:]
-	if len(b) > len(quickData)+2 && string(b[:len(quickData)]) == quickData {
-		return quickDataFrame(f, b, i) // an event of one data line and no name: chat completions, Gemini
+	if startsData(b, 0) { // one data line and no name: chat completions, Gemini
+		return quickDataLine(f, b, i, 0, "\n\n")
 	}
-	if len(b) < len(quickName)+len(quickData)+3 || string(b[:len(quickName)]) != quickName {
+	if len(b) < len(quickName) || string(b[:len(quickName)]) != quickName {
 		return false
 	}
-	nameEnd := bytes.IndexByte(b[len(quickName):], '\n')
-	if nameEnd < 0 {
+	nameEnd := bytes.IndexByte(b[len(quickName):], '\n') + len(quickName)
+	if nameEnd < len(quickName) || !startsData(b, nameEnd+1) || !quickDataLine(f, b, i, nameEnd+1, "\n\n") {
 		return false
 	}
-	nameEnd += len(quickName)
-	dataAt := nameEnd + 1 + len(quickData)
-	if dataAt > len(b) || string(b[nameEnd+1:dataAt]) != quickData {
-		return false
-	}
-	dataEnd := bytes.IndexByte(b[dataAt:], '\n')
+	f.Name, f.HasName = b[len(quickName):nameEnd], true
+	return true
+}
+
+// quickCRLFFrame is quickFrame for an event of one data line ended by
+// "\r\n\r\n", as Gemini writes them, at p[i]: its data holds neither '\r'
+// nor '\n'.
+func quickCRLFFrame(f *Frame, p []byte, i int) bool {
+	b := p[i:]
+	return startsData(b, 0) && quickDataLine(f, b, i, 0, "\r\n\r\n")
+}
+
+// startsData reports whether a data line starts at b[at].
+func startsData(b []byte, at int) bool {
+	return len(b)-at >= len(quickData) && string(b[at:at+len(quickData)]) == quickData
+}
+
+// quickDataLine reads into f the event b, which is p[i:], whose data line
+// starts at b[at] (see startsData) and ends with ending, its line end and a
+// blank line ("\n\n" or "\r\n\r\n"), and reports whether it is one: the
+// line holds no other line end.
+func quickDataLine(f *Frame, b []byte, i, at int, ending string) bool {
+	dataAt := at + len(quickData)
+	dataEnd := bytes.IndexByte(b[dataAt:], ending[0])
 	if dataEnd < 0 {
 		return false
 	}
 	dataEnd += dataAt
-	end := dataEnd + 2
-	if end > len(b) || b[dataEnd+1] != '\n' || end > MaxEvent {
+	end := dataEnd + len(ending)
+	if end > len(b) || end > MaxEvent {
 		return false
 	}
-	*f = Frame{Raw: b[:end], InChunk: true, Start: i, End: i + end, Name: b[len(quickName):nameEnd], HasName: true,
-		Data: b[dataAt:dataEnd], HasData: true, DataAt: dataAt}
-	return true
-}
-
-// quickDataFrame is quickFrame for an event that is one data line, at b[0],
-// which is p[i:].
-func quickDataFrame(f *Frame, b []byte, i int) bool {
-	dataEnd := bytes.IndexByte(b[len(quickData):], '\n')
-	if dataEnd < 0 {
+	for k := 1; k < len(ending); k++ { // ending[0] is where the search stopped
+		if b[dataEnd+k] != ending[k] {
+			return false
+		}
+	}
+	if ending[0] == '\r' && bytes.IndexByte(b[dataAt:dataEnd], '\n') >= 0 {
 		return false
 	}
-	dataEnd += len(quickData)
-	end := dataEnd + 2
-	if end > len(b) || b[dataEnd+1] != '\n' || end > MaxEvent {
-		return false
-	}
-	*f = Frame{Raw: b[:end], InChunk: true, Start: i, End: i + end, Data: b[len(quickData):dataEnd], HasData: true, DataAt: len(quickData)}
+	*f = Frame{Raw: b[:end], InChunk: true, Start: i, End: i + end, Data: b[dataAt:dataEnd], HasData: true, DataAt: dataAt}
 	return true
 }
 
