@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
 )
 
 // smallPDF is a one-page PDF that says "llm thinking".
@@ -98,4 +100,34 @@ func TestRealClaudeCodeReadsFilesThroughOpenAI(t *testing.T) {
 		t.Errorf("the server got max_tokens %s, want the client's cap 1200", top["max_tokens"])
 	}
 	assertAccepted(t, "OpenRouter", or)
+}
+
+// TestRealClaudeCodeOpenRouterToolLoopAndBack runs the real client through
+// transport openai to OpenRouter serving Gemini 3 (strict: every call must
+// come back with its encrypted reasoning part), between two runs on the
+// strict Anthropic mock, which binds its signatures to their prefix: a
+// first turn on Anthropic, a Bash tool round trip and --continue on
+// OpenRouter, then --continue back on Anthropic, which gets its own
+// blocks back byte for byte. No error, no refusal, nothing of Anthropic's
+// at OpenRouter.
+func TestRealClaudeCodeOpenRouterToolLoopAndBack(t *testing.T) {
+	claude := realClient(t)
+	g := newGateway(t, map[string]llmtest.Flavor{"anthropic": llmtest.Strict}, "anthropic", withOpenRouterGemini("openrouter"))
+	or := g.chats["openrouter"]
+	home := claudeHome(t)
+
+	own := firstOnAnthropic(t, g, claude, home)
+	g.use("openrouter")
+	continueOn(t, g, claude, home, "openrouter answer", toolLoop)
+	calls := 0
+	for _, r := range or.Requests() {
+		calls += strings.Count(string(r.Body), `"role":"tool"`)
+	}
+	if calls == 0 {
+		t.Fatal("no tool result reached OpenRouter: the tool loop did not run")
+	}
+	continueOn(t, g, claude, home, "openrouter answer", goOn)
+	assertAccepted(t, "OpenRouter", or)
+	carriesNone(t, "OpenRouter", or.Requests(), own)
+	backOnAnthropic(t, g, claude, home, own)
 }
