@@ -158,7 +158,28 @@ const (
 // block passes over the event at the cost of finding its end; one that
 // does reads it as a RawDelta.
 func DeltaEvent(raw []byte) (index, n int, ok bool) {
-	if len(raw) < len(deltaEvent)+2 || !startsDelta(raw) {
+	if index, n, ok = DeltaEventNoCR(raw); ok && bytes.IndexByte(raw[len(deltaEvent):n], '\r') >= 0 {
+		return 0, 0, false
+	}
+	return index, n, ok
+}
+
+// DeltaEventNoCR is DeltaEvent for raw known to hold no '\r' (a reader
+// that looked for one in a whole chunk once): it spares each event the
+// scan for one, leaving the scan for its end.
+func DeltaEventNoCR(raw []byte) (index, n int, ok bool) {
+	if len(raw) < len(deltaEvent)+2 {
+		return 0, 0, false
+	}
+	// Does raw start with deltaEvent? A word at a time, written out:
+	// nearly every event of a stream is compared with it, and a loop or
+	// a call costs a third more.
+	const dn = len(deltaEvent)
+	_ = [1]struct{}{}[dn/8+1-len(deltaWords)] // deltaWords covers deltaEvent
+	le, w := binary.LittleEndian, &deltaWords
+	if (le.Uint64(raw[0:])^w[0])|(le.Uint64(raw[8:])^w[1])|(le.Uint64(raw[16:])^w[2])|
+		(le.Uint64(raw[24:])^w[3])|(le.Uint64(raw[32:])^w[4])|(le.Uint64(raw[40:])^w[5])|
+		(le.Uint64(raw[48:])^w[6])|(le.Uint64(raw[56:])^w[7])|(le.Uint64(raw[dn-8:])^w[8]) != 0 {
 		return 0, 0, false
 	}
 	rest := raw[len(deltaEvent):]
@@ -180,34 +201,21 @@ func DeltaEvent(raw []byte) (index, n int, ok bool) {
 		return 0, 0, false
 	}
 	end += digits
-	if end+1 >= len(rest) || rest[end+1] != '\n' || bytes.IndexByte(rest[digits:end], '\r') >= 0 {
+	if end+1 >= len(rest) || rest[end+1] != '\n' {
 		return 0, 0, false
 	}
 	return index, len(deltaEvent) + end + 2, true
 }
 
 // deltaWords is deltaEvent in little-endian words, the last one ending
-// where deltaEvent ends.
-var deltaWords = func() (w [len(deltaEvent)/8 + 1]uint64) {
+// where deltaEvent ends (DeltaEventNoCR compares them one by one).
+var deltaWords = func() (w [9]uint64) {
 	for i := range len(w) - 1 {
 		w[i] = binary.LittleEndian.Uint64([]byte(deltaEvent[8*i:]))
 	}
 	w[len(w)-1] = binary.LittleEndian.Uint64([]byte(deltaEvent[len(deltaEvent)-8:]))
 	return w
 }()
-
-// startsDelta reports whether b, at least as long as deltaEvent, starts
-// with it: a word at a time, as nearly every event of a stream is
-// compared with it.
-func startsDelta(b []byte) bool {
-	b = b[:len(deltaEvent)]
-	var diff uint64
-	for i := range len(deltaWords) - 1 {
-		diff |= binary.LittleEndian.Uint64(b[8*i:]) ^ deltaWords[i]
-	}
-	diff |= binary.LittleEndian.Uint64(b[len(b)-8:]) ^ deltaWords[len(deltaWords)-1]
-	return diff == 0
-}
 
 // RawDelta is a whole content_block_delta event that DeltaEvent read.
 type RawDelta []byte

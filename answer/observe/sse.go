@@ -1,6 +1,8 @@
 package observe
 
 import (
+	"bytes"
+
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/answer/events"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/eventstream"
@@ -17,7 +19,10 @@ type SSE struct {
 	complete func([]block.Observed)
 	done     bool // complete ran, or the observation ended without it
 
-	events   eventstream.Assembler
+	events eventstream.Assembler
+	// between caches events.Between() as the last Write left it: a Write
+	// that only passes over whole deltas leaves it as it was.
+	between  bool
 	open     []openBlock
 	finished []block.Observed
 	scratch  []byte
@@ -45,17 +50,18 @@ func (s *SSE) Write(p []byte) (int, error) {
 	if s.done {
 		return n, nil
 	}
-	if s.events.Between() {
-		// Nearly every Write: one delta, which needs nothing but its end
-		// when its block is not followed (text, tool input).
-		if p = p[s.deltas(p):]; len(p) == 0 || s.done {
+	if s.between {
+		// Nearly every Write: deltas, which need nothing but their end
+		// when their block is not followed (text, tool input).
+		if p = p[s.deltas(p, false):]; len(p) == 0 || s.done {
 			return n, nil
 		}
 	}
 	s.events.Feed(p)
+	defer s.settle()
 	for !s.done {
 		if raw, fresh := s.events.Fresh(); fresh {
-			if k := s.deltas(raw); k > 0 {
+			if k := s.deltas(raw, true); k > 0 {
 				if s.events.Skip(k); s.events.Exhausted() {
 					break
 				}
@@ -81,21 +87,33 @@ func (s *SSE) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// settle records, after a Write that fed the Assembler, whether it is
+// left between events.
+func (s *SSE) settle() { s.between = !s.done && s.events.Between() }
+
 // deltas reads the delta events written as the API writes them that raw,
 // a stream's bytes from the start of an event, starts with (see
 // events.DeltaEvent), and returns their length: each passed at the cost of
 // finding its end when its block is not followed, its delta read in place
-// when it is.
-func (s *SSE) deltas(raw []byte) int {
+// when it is. crFree says raw holds no '\r'; else the events are read up
+// to its first one, found in one scan, and the Assembler reads the rest.
+func (s *SSE) deltas(raw []byte, crFree bool) int {
+	if !crFree {
+		if cr := bytes.IndexByte(raw, '\r'); cr >= 0 {
+			raw = raw[:cr]
+		}
+	}
 	at := 0
-	for at < len(raw) && !s.done {
-		i, n, ok := events.DeltaEvent(raw[at:])
+	for at < len(raw) {
+		i, n, ok := events.DeltaEventNoCR(raw[at:])
 		if !ok || n > eventstream.MaxEvent {
 			break
 		}
-		if i <= maxIndex {
+		if len(s.open) > 0 && i <= maxIndex {
 			if b := s.slot(i); b >= 0 {
-				s.followedDelta(b, events.RawDelta(raw[at:at+n]))
+				if s.followedDelta(b, events.RawDelta(raw[at:at+n])); s.done {
+					return at + n
+				}
 			}
 		}
 		at += n

@@ -19,6 +19,14 @@ func TestSSEFraming(t *testing.T) {
 		{"CR endings", strings.ReplaceAll(fix, "\n", "\r"), fixture.want},
 		{"mixed endings", strings.Replace(strings.ReplaceAll(fix, "\n\n", "\r\n\r"), "\n", "\r", 3), fixture.want},
 		{"a CR, then a CRLF, is two line endings", strings.ReplaceAll(one, "\n\n", "\r\r\n"), want},
+		{
+			// Deltas are passed over a chunk at a time up to its first '\r'.
+			"a CR inside a delta's data line ends the line, between deltas",
+			blockStart(0, startThinking) + thinkingDelta(0, `"a"`) +
+				strings.Replace(thinkingDelta(0, `"b"`), `,"delta"`, ",\r\"delta\"", 1) +
+				thinkingDelta(0, `"c"`) + signatureDelta(0, `"s"`) + blockStop(0) + messageStop,
+			reported(thinking(0, "ac", "s")),
+		},
 		{"byte order mark", "\xef\xbb\xbf" + one, want},
 		{"byte order mark before a blank line", "\xef\xbb\xbf\n" + one, want},
 		{"a byte order mark later is part of the field name", blockStart(0, startThinking) + "\xef\xbb\xbf" + `data: {"type":"content_block_stop","index":0}` + "\n\n" + messageStop, reported()},
