@@ -26,7 +26,7 @@ func ReadMessage(body []byte) (Message, error) {
 	if !jsonscan.Valid(body) {
 		return Message{}, errors.New("observe: response body is not valid JSON")
 	}
-	var typ, content, usage []byte
+	var typ, content, usage, model []byte
 	var buf [32]byte
 	it := members(body)
 	for k, v, ok := it.Item(); ok; k, v, ok = it.Item() {
@@ -37,12 +37,14 @@ func ReadMessage(body []byte) (Message, error) {
 			content = v
 		case "usage":
 			usage = v
+		case "model":
+			model = v
 		}
 	}
 	if it.Err() != nil || string(jsonscan.Name(typ, &buf)) != "message" {
 		return Message{}, errors.New("observe: response body is not a message object")
 	}
-	m := Message{Model: string(appendModel(nil, body, ""))}
+	m := Message{Model: string(appendModelValue(nil, model))}
 	m.Usage.read(usage)
 	var err error
 	m.Blocks, err = contentBlocks(content)

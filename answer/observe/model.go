@@ -33,7 +33,17 @@ func appendModel(dst, obj []byte, in string) []byte {
 			model = v
 		}
 	}
-	if it.Err() != nil || len(model) < 2 || model[0] != '"' || len(model) > maxModel+2 {
+	if it.Err() != nil {
+		return dst
+	}
+	return appendModelValue(dst, model)
+}
+
+// appendModelValue appends to dst the decoded model string whose literal
+// is model (nil when there is none); anything else, or longer than
+// maxModel, appends nothing.
+func appendModelValue(dst, model []byte) []byte {
+	if len(model) < 2 || model[0] != '"' || len(model) > maxModel+2 {
 		return dst
 	}
 	out, ok := jsonstr.Append(dst, model)

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"slices"
 	"unsafe"
 
 	"github.com/zeebo/xxh3"
@@ -110,6 +111,8 @@ func (h *History) Shared(body []byte, array int, memo *Memo) int {
 	if len(memo.pieces) == 0 {
 		memo.pieces = append(memo.pieces, h.First())
 	}
+	// One allocation of the room the pieces may take, not one per doubling.
+	memo.pieces = slices.Grow(memo.pieces, max(n-len(memo.pieces), 0))
 	for i := 1; i < n; i++ {
 		end := h.ends[i]
 		if i < len(memo.pieces) && memo.pieces[i].End == end {
