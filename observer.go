@@ -67,6 +67,8 @@ type observer struct {
 	renamed       bool           // the JSON answer's model was rewritten
 	upstreamModel string         // the model it named before
 	ticket        *budget.Ticket // the request's account, for what is held
+
+	flush func() error // flushes the client's writer (see flusherOf)
 }
 
 // refusalStatus reports whether an answer of this status may refuse a
@@ -84,7 +86,20 @@ func (h *Handler) newObserver(w http.ResponseWriter, t *budget.Ticket, repl *cad
 	blocks, hold, holdMoves bool) *observer {
 	return &observer{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, ticket: t, repl: repl,
 		backend: backend, conversation: plan.Conversation, thread: plan.Thread, requested: plan.Model, blocks: blocks, hold: hold,
-		holdMoves: holdMoves, remaining: -1}
+		holdMoves: holdMoves, remaining: -1, flush: flusherOf(w)}
+}
+
+// flusherOf returns how to flush w: its own FlushError, its Flush, or
+// through an http.ResponseController, which finds one it wraps.
+func flusherOf(w http.ResponseWriter) func() error {
+	switch f := w.(type) {
+	case interface{ FlushError() error }:
+		return f.FlushError
+	case http.Flusher:
+		return func() error { f.Flush(); return nil }
+	}
+	rc := http.NewResponseController(w)
+	return rc.Flush
 }
 
 // WriteHeader chooses how to observe the body from the final status and
@@ -422,21 +437,14 @@ func (o *observer) sendHeld() error {
 }
 
 // FlushError flushes the client connection; reverse_proxy flushes every SSE
-// event through it (via http.ResponseController). Asking the wrapped writer
-// directly first spares a controller allocation per event. Nothing is
-// flushed while a response is held back.
+// event through it (via http.ResponseController). How to flush the wrapped
+// writer was found once, when the observer was made: a stream flushes
+// thousands of times. Nothing is flushed while a response is held back.
 func (o *observer) FlushError() error {
 	if o.held != nil {
 		return nil
 	}
-	switch w := o.ResponseWriter.(type) {
-	case interface{ FlushError() error }:
-		return w.FlushError()
-	case http.Flusher:
-		w.Flush()
-		return nil
-	}
-	return http.NewResponseController(o.ResponseWriter).Flush()
+	return o.flush()
 }
 
 // Flush serves callers that still use http.Flusher.
