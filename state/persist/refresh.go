@@ -2,9 +2,11 @@ package persist
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"math/bits"
 	"slices"
 	"strings"
 	"time"
@@ -91,14 +93,26 @@ const maxSought = 1 << 14
 // caller holds s.mu.
 func (s *Store) lookFor(missing []block.Key) bool {
 	now := time.Now()
+	// A conversation's blocks no instance knows are missing from every
+	// one of its requests: the same set as last time, all looked for
+	// until a known time, needs no lookup of each (hundreds in a long
+	// history) to say so.
+	set := missingSet{len(missing), keysDigest(missing)}
+	if set == s.lastMissing && now.Before(s.lastMissingUntil) {
+		return false
+	}
+	until := now.Add(s.interval)
 	fresh := false
 	for _, k := range missing {
-		if at, ok := s.sought[k]; !ok || now.Sub(at) >= s.interval {
+		at, ok := s.sought[k]
+		if !ok || now.Sub(at) >= s.interval {
 			fresh = true
 			break
 		}
+		until = minTime(until, at.Add(s.interval))
 	}
 	if !fresh {
+		s.lastMissing, s.lastMissingUntil = set, until
 		return false
 	}
 	if len(s.sought)+len(missing) > maxSought {
@@ -107,7 +121,32 @@ func (s *Store) lookFor(missing []block.Key) bool {
 	for _, k := range missing {
 		s.sought[k] = now
 	}
+	s.lastMissing, s.lastMissingUntil = set, now.Add(s.interval)
 	return true
+}
+
+// missingSet names a set of missing blocks, in order, by its length and a
+// digest of its keys (see lookFor).
+type missingSet struct {
+	n      int
+	digest uint64
+}
+
+// keysDigest returns a digest of keys in order. Keys are digests
+// already: mixing their words is enough to tell two sets apart.
+func keysDigest(keys []block.Key) uint64 {
+	var d uint64
+	for _, k := range keys {
+		d = bits.RotateLeft64(d, 17) ^ binary.LittleEndian.Uint64(k[:8]) ^ bits.RotateLeft64(binary.LittleEndian.Uint64(k[8:]), 31)
+	}
+	return d
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 // generationFile holds the generation of the snapshot, so that a refresh

@@ -60,7 +60,11 @@ type Store struct {
 	unwritten  []registry.Change
 	writing    int                     // changes of the write under way
 	sought     map[block.Key]time.Time // missing blocks, when last looked for
-	closed     bool
+	// The set of missing blocks lookFor last saw, and until when all of
+	// them count as looked for.
+	lastMissing      missingSet
+	lastMissingUntil time.Time
+	closed           bool
 	// Refresh rounds: roundsStarted and roundsDone count them, roundDone
 	// is closed when the running round ends, and again asks for one more
 	// round for callers that came while a round was already reading.

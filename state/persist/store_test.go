@@ -191,6 +191,14 @@ func TestABlockLookedForRecentlyIsNotLookedForAgain(t *testing.T) {
 	if reads != 4 {
 		t.Fatalf("a new missing block did not make the store read: %d calls", reads)
 	}
+	// The same set again, then one of the same length with a block not
+	// looked for: lookFor remembers the last set, and only that one.
+	if s.Refresh(time.Minute, []block.Key{key("nobody knows"), key("new")}) {
+		t.Fatal("the set just looked for was looked for again")
+	}
+	if !s.Refresh(time.Minute, []block.Key{key("new"), key("newer")}) {
+		t.Fatal("a set of as many blocks, one of them new, was not looked for")
+	}
 }
 
 func TestBadFilesAreSkippedWithAWarning(t *testing.T) {
