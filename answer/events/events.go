@@ -223,6 +223,49 @@ type RawDelta []byte
 // Data returns the event's data.
 func (r RawDelta) Data() []byte { return r[deltaDataAt : len(r)-2] }
 
+// thinkingMid is what follows the index of a thinking_delta event as the
+// API writes one, up to its text's opening quote.
+const thinkingMid = `,"delta":{"type":"thinking_delta","thinking":"`
+
+// thinkingWords is thinkingMid in little-endian words, the last one
+// ending where it ends.
+var thinkingWords = func() (w [6]uint64) {
+	for i := range len(w) - 1 {
+		w[i] = binary.LittleEndian.Uint64([]byte(thinkingMid[8*i:]))
+	}
+	w[len(w)-1] = binary.LittleEndian.Uint64([]byte(thinkingMid[len(thinkingMid)-8:]))
+	return w
+}()
+
+// PlainThinking returns the text of the event when it is a thinking_delta
+// written as the API writes one, whose text is plain (see jsonscan.Plain):
+// the text itself, between its quotes. It reports false for anything else,
+// which Delta reads. Nearly every delta of a thinking block is one, and
+// this is all that reading it takes.
+func (r RawDelta) PlainThinking() ([]byte, bool) {
+	const n = len(thinkingMid)
+	_ = [1]struct{}{}[n/8+1-len(thinkingWords)] // thinkingWords covers thinkingMid
+	rest := r[len(deltaEvent) : len(r)-2]
+	digits := 1
+	for digits < len(rest) && rest[digits] != ',' {
+		digits++
+	}
+	rest = rest[digits:]
+	if len(rest) < n+len(`"}}`) || string(rest[len(rest)-3:]) != `"}}` {
+		return nil, false
+	}
+	le, w := binary.LittleEndian, &thinkingWords
+	if (le.Uint64(rest[0:])^w[0])|(le.Uint64(rest[8:])^w[1])|(le.Uint64(rest[16:])^w[2])|
+		(le.Uint64(rest[24:])^w[3])|(le.Uint64(rest[32:])^w[4])|(le.Uint64(rest[n-8:])^w[5]) != 0 {
+		return nil, false
+	}
+	text := rest[n : len(rest)-3]
+	if !jsonscan.Plain(text) {
+		return nil, false
+	}
+	return text, true
+}
+
 // Delta reads the event's delta when the data holds nothing else and the
 // delta is written as the API writes one of the known types (see Quick),
 // and reports false otherwise: Quick or Read read the data then.

@@ -104,6 +104,12 @@ func TestQuickAndDeltas(t *testing.T) {
 				if d, ok := RawDelta(raw[:n]).Delta(); ok && (d.Type != tc.delta.Type || !bytes.Equal(d.Field, tc.delta.Field) || d.Plain != tc.plain) {
 					t.Fatalf("DeltaEvent's Delta = %+v, want %+v (plain %v)", d, tc.delta, tc.plain)
 				}
+				// PlainThinking reads exactly the plain thinking deltas.
+				text, ok := RawDelta(raw[:n]).PlainThinking()
+				want := tc.delta.Type == ThinkingDelta && tc.plain && len(tc.delta.Field) >= 2
+				if ok != want || ok && "\""+string(text)+"\"" != string(tc.delta.Field) {
+					t.Fatalf("PlainThinking = %q %v, want the field %s (%v)", text, ok, tc.delta.Field, want)
+				}
 			}
 			head := bytes.HasPrefix(data, []byte(deltaHead))
 			if i, ok := DeltaIndex(data); ok != head || ok && i != tc.index {

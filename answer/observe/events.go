@@ -136,6 +136,10 @@ func (s *SSE) followedDelta(b int, d events.RawDelta) {
 	if s.open[b].kind != block.Thinking {
 		return
 	}
+	if text, ok := d.PlainThinking(); ok {
+		s.open[b].text.Write(text)
+		return
+	}
 	if delta, ok := d.Delta(); ok {
 		s.applyDelta(&s.open[b], delta)
 		return
