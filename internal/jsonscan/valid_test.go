@@ -115,8 +115,8 @@ func TestValidAfterChecksTheRest(t *testing.T) {
 }
 
 // TestPlain holds Plain to a byte-by-byte reading, for every byte value at
-// every place of contents up to three words long, so the word at a time
-// and the overlapping last word both see it.
+// every place of contents up to five words long, so the two words a step,
+// the word after them and the overlapping last word all see it.
 func TestPlain(t *testing.T) {
 	plain := func(s []byte) bool {
 		for _, c := range s {
@@ -126,7 +126,7 @@ func TestPlain(t *testing.T) {
 		}
 		return true
 	}
-	for n := range 25 {
+	for n := range 41 {
 		s := bytes.Repeat([]byte{'a'}, n)
 		if !Plain(s) {
 			t.Fatalf("Plain(%q) = false", s)
