@@ -53,6 +53,21 @@ func BenchmarkObserveSSE2000Deltas(b *testing.B) {
 	observeWrites(b, writes)
 }
 
+// BenchmarkObserveSSE2000DeltasChunked is BenchmarkObserveSSE2000Deltas
+// with the answer cut as reverse_proxy reads it under the bench's load c:
+// Writes of 3.2 KB on average (counted in the running Caddy), so about 23
+// events each, and cut anywhere, mostly inside an event.
+func BenchmarkObserveSSE2000DeltasChunked(b *testing.B) {
+	whole := []byte(strings.Join(claudeStream(), ""))
+	var writes [][]byte
+	for len(whole) > 0 {
+		n := min(3200, len(whole))
+		writes, whole = append(writes, whole[:n]), whole[n:]
+	}
+	observeWrites(b, writes)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(claudeStream())), "ns/event")
+}
+
 // BenchmarkObserveSSE observes a realistic stream, one Write per event as a
 // streaming upstream delivers it, and reports the cost per event.
 func BenchmarkObserveSSE(b *testing.B) {
