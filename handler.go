@@ -127,14 +127,14 @@ func (h *Handler) attempt(w http.ResponseWriter, r *http.Request, next caddyhttp
 		return outcome{answered: true}, h.turnAway(w, nil, t, plan.Passthrough)
 	}
 	before := w.Header().Clone()
-	r = setBody(r, t, plan, in, out)
-	publish(w, repl, plan)
+	r = setBody(r, t, &plan, in, out)
+	publish(w, repl, &plan)
 	if rq.ep == messagesapi.Messages {
 		// A stream is never compressed; an answer to rewrite must not be.
 		narrowAcceptEncoding(r, plan.Stream || h.rewritesAnswers())
 	}
 	retry := h.retryOnReject() && plan.Passthrough == nil
-	ow, err := h.forward(w, r, next, t, repl, plan, backend, rq.ep, retry, movesOn)
+	ow, err := h.forward(w, r, next, t, repl, &plan, backend, rq.ep, retry, movesOn)
 	defer ow.releaseAll()
 	if o, moved := ow.movedOn(err); moved {
 		restoreHeader(w.Header(), before)
@@ -147,10 +147,19 @@ func (h *Handler) attempt(w http.ResponseWriter, r *http.Request, next caddyhttp
 	if !refusedThinking {
 		return outcome{answered: true}, err
 	}
+	return h.replayRefused(w, r, next, rq, &req, &plan, ow.backend, msg, before, movesOn)
+}
 
+// replayRefused replays once a request whose upstream refused it for its
+// thinking, planned with only what the upstream must accept; the client
+// never sees the refusal. It is apart from attempt so that attempt's
+// frame, under the whole of reverse_proxy on every request, stays small.
+func (h *Handler) replayRefused(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, rq *incoming,
+	req *policy.Request, plan *policy.Plan, answeredBy, msg string, before http.Header, movesOn bool) (outcome, error) {
+	t, in, repl, backend := rq.t, rq.in, rq.repl, rq.req.Backend
 	// The upstream refused the request for its thinking: the client never
 	// sees that. Replay it once, with only what the upstream must accept.
-	refuser := cmp.Or(backend, ow.backend)
+	refuser := cmp.Or(backend, answeredBy)
 	counters.Retry(refuser)
 	h.logger.Info("thinking.retry", zap.String("backend", refuser), zap.String("conversation", plan.Conversation),
 		zap.String("upstream_message", msg))
@@ -160,14 +169,15 @@ func (h *Handler) attempt(w http.ResponseWriter, r *http.Request, next caddyhttp
 		return outcome{answered: true}, h.turnAway(w, nil, t, err)
 	}
 	req.Out = replayOut.Room()
-	replay := h.plan(req, &policy.Refusal{Backend: refuser, Message: msg, Sent: plan.Body, Header: r.Header}, t)
+	replay := h.plan(*req, &policy.Refusal{Backend: refuser, Message: msg, Sent: plan.Body, Header: r.Header}, t)
+	req.Out = nil
 	if budget.TurnsAway(replay.Passthrough) {
 		return outcome{answered: true}, h.turnAway(w, nil, t, replay.Passthrough)
 	}
-	r = setBody(replayRequest(r), t, replay, in, replayOut)
-	publish(w, repl, replay)
+	r = setBody(replayRequest(r), t, &replay, in, replayOut)
+	publish(w, repl, &replay)
 	w.Header().Add(WarningHeader, "thinking_retried")
-	rw, err := h.forward(w, r, next, t, repl, replay, backend, rq.ep, false, movesOn)
+	rw, err := h.forward(w, r, next, t, repl, &replay, backend, rq.ep, false, movesOn)
 	defer rw.releaseAll()
 	if o, moved := rw.movedOn(err); moved {
 		restoreHeader(w.Header(), before)
@@ -196,9 +206,10 @@ func replayRequest(r *http.Request) *http.Request {
 // forward passes the request on with w wrapped in an observer, which it
 // returns once the response is done. hold holds back a refusal for the
 // safety net to read, movesOn an answer that moves the request on to
-// another backend.
+// another backend. plan is read, never kept: it is passed by its address
+// to keep the frames under reverse_proxy small.
 func (h *Handler) forward(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler, t *budget.Ticket, repl *caddy.Replacer,
-	plan policy.Plan, backend string, ep messagesapi.Endpoint, hold, movesOn bool) (*observer, error) {
+	plan *policy.Plan, backend string, ep messagesapi.Endpoint, hold, movesOn bool) (*observer, error) {
 	ow := h.newObserver(w, t, repl, backend, plan, ep == messagesapi.Messages, hold, movesOn)
 	completed := false
 	defer func() { ow.end(!completed) }()
@@ -320,7 +331,7 @@ func thinkingConfig(body []byte) []byte {
 // It returns the request to pass on, with what a transport of ours must
 // know of it (see package internal/handoff): its body, its account t, and
 // what the plan took out for the Messages API's sake.
-func setBody(r *http.Request, t *budget.Ticket, plan policy.Plan, in, out *budget.Body) *http.Request {
+func setBody(r *http.Request, t *budget.Ticket, plan *policy.Plan, in, out *budget.Body) *http.Request {
 	h := handoff.Request{Facts: plan.Facts}
 	if plan.Result.ToolLoopRule {
 		h.ThinkingOff = thinkingConfig(in.Bytes())
@@ -350,7 +361,7 @@ const WarningHeader = "X-LLM-Thinking-Warning"
 
 // publish makes the outcome visible: placeholders for access logs and other
 // handlers, and the warning header for the client.
-func publish(w http.ResponseWriter, repl *caddy.Replacer, plan policy.Plan) {
+func publish(w http.ResponseWriter, repl *caddy.Replacer, plan *policy.Plan) {
 	res := plan.Result
 	repl.Set(placeholderKept, res.Kept)
 	repl.Set(placeholderStripped, res.Stripped)

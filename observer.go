@@ -82,7 +82,7 @@ func refusalStatus(status int) bool {
 // few hundred bytes.
 const maxHeld = 64 << 10
 
-func (h *Handler) newObserver(w http.ResponseWriter, t *budget.Ticket, repl *caddy.Replacer, backend string, plan policy.Plan,
+func (h *Handler) newObserver(w http.ResponseWriter, t *budget.Ticket, repl *caddy.Replacer, backend string, plan *policy.Plan,
 	blocks, hold, holdMoves bool) *observer {
 	return &observer{ResponseWriterWrapper: caddyhttp.ResponseWriterWrapper{ResponseWriter: w}, h: h, ticket: t, repl: repl,
 		backend: backend, conversation: plan.Conversation, thread: plan.Thread, requested: plan.Model, blocks: blocks, hold: hold,
