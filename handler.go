@@ -259,7 +259,7 @@ func (h *Handler) plan(req policy.Request, refusal *policy.Refusal, t *budget.Ti
 	} else {
 		plan = h.policy.Plan(req)
 	}
-	h.logPlan(plan, plan.Target)
+	h.logPlan(&plan, plan.Target)
 	counters.Plan(plan)
 	plan.Release() // the decisions were only needed for the log
 	return plan
@@ -269,7 +269,7 @@ func (h *Handler) plan(req policy.Request, refusal *policy.Refusal, t *budget.Ti
 var errInternal = errors.New("llm_thinking internal error")
 
 // logPlan writes the log events of one planned request.
-func (h *Handler) logPlan(plan policy.Plan, backend string) {
+func (h *Handler) logPlan(plan *policy.Plan, backend string) {
 	if plan.Passthrough != nil && !budget.TurnsAway(plan.Passthrough) {
 		h.logger.Debug("thinking.passthrough", zap.String("reason", "body is not an editable Messages request"), zap.Error(plan.Passthrough))
 	}
@@ -277,6 +277,18 @@ func (h *Handler) logPlan(plan policy.Plan, backend string) {
 		h.logger.Info("thinking.backend_switch",
 			zap.String("from", plan.Previous), zap.String("to", backend), zap.String("conversation", plan.Conversation))
 	}
+	if len(plan.Decisions) > 0 && h.logger.Core().Enabled(zap.DebugLevel) {
+		h.logDecisions(plan, backend)
+	}
+	if plan.Result.Changed() {
+		h.logHandled(plan, backend)
+	}
+}
+
+// logDecisions logs each block's decision, at debug level. It and
+// logHandled are apart from logPlan, which every request calls, so that
+// their fields take stack only when they are logged.
+func (h *Handler) logDecisions(plan *policy.Plan, backend string) {
 	for _, d := range plan.Decisions {
 		if ce := h.logger.Check(zap.DebugLevel, "thinking.block_decision"); ce != nil {
 			ce.Write(zap.String("backend", backend), zap.String("conversation", plan.Conversation),
@@ -285,22 +297,25 @@ func (h *Handler) logPlan(plan policy.Plan, backend string) {
 				zap.Stringer("reason", d.Reason), zap.Stringer("key", d.Key))
 		}
 	}
-	if res := plan.Result; res.Changed() {
-		redacted := 0
-		for _, d := range plan.Decisions {
-			if d.Kind == block.Redacted {
-				redacted++
-			}
+}
+
+// logHandled logs what the rewrite of a request changed.
+func (h *Handler) logHandled(plan *policy.Plan, backend string) {
+	res := plan.Result
+	redacted := 0
+	for _, d := range plan.Decisions {
+		if d.Kind == block.Redacted {
+			redacted++
 		}
-		h.logger.Info("thinking.block_handled",
-			zap.String("backend", backend), zap.String("conversation", plan.Conversation),
-			zap.String("model", plan.Model), zap.Bool("thinking_capable", plan.ThinkingCapable),
-			zap.Int("thinking_blocks", len(plan.Decisions)-redacted), zap.Int("redacted_blocks", redacted),
-			zap.Int("kept", res.Kept), zap.Int("stripped", res.Stripped), zap.Int("dropped_blocks", res.Stripped),
-			zap.Int("converted", res.Converted), zap.Int("normalized", res.Normalized), zap.Int("as_tags", res.AsTags),
-			zap.Bool("dropped_thinking_config", res.DroppedThinkingConfig), zap.Int("backfilled", res.Backfilled),
-			zap.String("thinking_type", res.Retyped))
 	}
+	h.logger.Info("thinking.block_handled",
+		zap.String("backend", backend), zap.String("conversation", plan.Conversation),
+		zap.String("model", plan.Model), zap.Bool("thinking_capable", plan.ThinkingCapable),
+		zap.Int("thinking_blocks", len(plan.Decisions)-redacted), zap.Int("redacted_blocks", redacted),
+		zap.Int("kept", res.Kept), zap.Int("stripped", res.Stripped), zap.Int("dropped_blocks", res.Stripped),
+		zap.Int("converted", res.Converted), zap.Int("normalized", res.Normalized), zap.Int("as_tags", res.AsTags),
+		zap.Bool("dropped_thinking_config", res.DroppedThinkingConfig), zap.Int("backfilled", res.Backfilled),
+		zap.String("thinking_type", res.Retyped))
 }
 
 // logLearned logs what was learned of a backend's model, once per fact.
