@@ -207,15 +207,20 @@ func DeltaEventNoCR(raw []byte) (index, n int, ok bool) {
 	return index, len(deltaEvent) + end + 2, true
 }
 
-// deltaWords is deltaEvent in little-endian words, the last one ending
-// where deltaEvent ends (DeltaEventNoCR compares them one by one).
-var deltaWords = func() (w [9]uint64) {
+// deltaWords is deltaEvent in words (see wordsOf), which DeltaEventNoCR
+// compares written out.
+var deltaWords = [9]uint64(wordsOf(deltaEvent))
+
+// wordsOf returns s, at least 8 bytes long, in little-endian words: one
+// for each whole 8 bytes, and a last one ending where s ends.
+func wordsOf(s string) []uint64 {
+	w := make([]uint64, len(s)/8+1)
 	for i := range len(w) - 1 {
-		w[i] = binary.LittleEndian.Uint64([]byte(deltaEvent[8*i:]))
+		w[i] = binary.LittleEndian.Uint64([]byte(s[8*i:]))
 	}
-	w[len(w)-1] = binary.LittleEndian.Uint64([]byte(deltaEvent[len(deltaEvent)-8:]))
+	w[len(w)-1] = binary.LittleEndian.Uint64([]byte(s[len(s)-8:]))
 	return w
-}()
+}
 
 // RawDelta is a whole content_block_delta event that DeltaEvent read.
 type RawDelta []byte
@@ -227,21 +232,16 @@ func (r RawDelta) Data() []byte { return r[deltaDataAt : len(r)-2] }
 // API writes one, up to its text's opening quote.
 const thinkingMid = `,"delta":{"type":"thinking_delta","thinking":"`
 
-// thinkingWords is thinkingMid in little-endian words, the last one
-// ending where it ends.
-var thinkingWords = func() (w [6]uint64) {
-	for i := range len(w) - 1 {
-		w[i] = binary.LittleEndian.Uint64([]byte(thinkingMid[8*i:]))
-	}
-	w[len(w)-1] = binary.LittleEndian.Uint64([]byte(thinkingMid[len(thinkingMid)-8:]))
-	return w
-}()
+// thinkingWords is thinkingMid in words (see wordsOf).
+var thinkingWords = [6]uint64(wordsOf(thinkingMid))
 
 // PlainThinking returns the text of the event when it is a thinking_delta
 // written as the API writes one, whose text is plain (see jsonscan.Plain):
 // the text itself, between its quotes. It reports false for anything else,
 // which Delta reads. Nearly every delta of a thinking block is one, and
-// this is all that reading it takes.
+// this is all that reading it takes: through Delta (its type table, a
+// string compare of 46 bytes), the bench's answer of 500 thinking deltas
+// costs 1.04 M instructions to observe instead of 0.94 M.
 func (r RawDelta) PlainThinking() ([]byte, bool) {
 	const n = len(thinkingMid)
 	_ = [1]struct{}{}[n/8+1-len(thinkingWords)] // thinkingWords covers thinkingMid
