@@ -103,6 +103,7 @@ func quoteOrBackslash(w uint64) uint64 {
 }
 
 // SkipValue returns the index just past the value that starts at b[i].
+// White space at b[i] starts no value: callers skip it first.
 func SkipValue(b []byte, i int) (int, bool) {
 	if i >= len(b) {
 		return 0, false
@@ -112,7 +113,7 @@ func SkipValue(b []byte, i int) (int, bool) {
 		return SkipString(b, i)
 	case '{', '[':
 		return skipNested(b, i)
-	case ',', ':', '}', ']':
+	case ',', ':', '}', ']', ' ', '\t', '\n', '\r':
 		return 0, false
 	}
 	// A number, true, false or null runs to the next delimiter.

@@ -28,6 +28,11 @@ func TestSkipValue(t *testing.T) {
 		{`{"a":1`, 0, false},
 		{`,`, 0, false},
 		{``, 0, false},
+		// White space starts no value (FuzzQuick found ` }` read as one).
+		{` }`, 0, false},
+		{"\t1", 0, false},
+		{"\n1", 0, false},
+		{"\r1", 0, false},
 	}
 	for _, tt := range tests {
 		end, ok := SkipValue([]byte(tt.in), 0)
