@@ -21,34 +21,52 @@ type Message struct {
 	Usage  Usage
 }
 
-// ReadMessage reads a whole JSON Messages answer.
+// ReadMessage reads a whole JSON Messages answer. Past the check that it
+// is JSON, it is walked once: the content array where it stands, each of
+// its blocks by its own members (a duplicate member counts as its last).
 func ReadMessage(body []byte) (Message, error) {
 	if !jsonscan.Valid(body) {
 		return Message{}, errors.New("observe: response body is not valid JSON")
 	}
-	var typ, content, usage, model []byte
+	var typ, usage, model []byte
 	var buf [32]byte
+	var m Message
+	var contentErr error = errNoContent
 	it := members(body)
-	for k, v, ok := it.Item(); ok; k, v, ok = it.Item() {
+	for k, v, ok := it.Next(); ok; k, v, ok = it.Next() {
 		switch string(jsonscan.Name(k, &buf)) {
 		case "type":
-			typ = v
+			typ = valueAt(body, &it, v)
 		case "content":
-			content = v
+			var end int
+			if m.Blocks, end, contentErr = contentBlocks(body, v); contentErr == nil {
+				it.SetEnd(end)
+			} // else the iterator skips it, or fails
 		case "usage":
-			usage = v
+			usage = valueAt(body, &it, v)
 		case "model":
-			model = v
+			model = valueAt(body, &it, v)
 		}
 	}
 	if it.Err() != nil || string(jsonscan.Name(typ, &buf)) != "message" {
 		return Message{}, errors.New("observe: response body is not a message object")
 	}
-	m := Message{Model: string(appendModelValue(nil, model))}
+	m.Model = string(appendModelValue(nil, model))
 	m.Usage.read(usage)
-	var err error
-	m.Blocks, err = contentBlocks(content)
-	return m, err
+	if contentErr != nil {
+		m.Blocks = nil
+	}
+	return m, contentErr
+}
+
+// valueAt skips the value of it's current item, which starts at b[v], and
+// returns it.
+func valueAt(b []byte, it *jsonscan.Iter, v int) []byte {
+	end, ok := it.Skip()
+	if !ok {
+		return nil
+	}
+	return b[v:end]
 }
 
 // Decompressor returns a reader of body with its Content-Encoding ("" /
@@ -68,30 +86,37 @@ func Decompressor(body []byte, contentEncoding string) (io.Reader, error) {
 	return nil, fmt.Errorf("observe: cannot read a response body with Content-Encoding %q", contentEncoding)
 }
 
-// contentBlocks returns the thinking and redacted_thinking blocks of a
-// message's content array.
-func contentBlocks(content []byte) ([]block.Observed, error) {
+// errNoContent is a message's content that is not an array.
+var errNoContent = errors.New("observe: response content is not an array")
+
+// contentBlocks returns the thinking and redacted_thinking blocks of the
+// content array that starts at body[i], and where it ends.
+func contentBlocks(body []byte, i int) ([]block.Observed, int, error) {
 	var blocks []block.Observed
 	var h block.Hasher
-	var scratch []byte
-	elems := elements(content)
-	for index := 0; ; index++ {
-		_, v, ok := elems.Item()
-		if !ok {
-			break
+	var scratchBuf [256]byte
+	scratch := scratchBuf[:0]
+	var buf [32]byte
+	elems := jsonscan.Elements(body, i)
+	index := 0
+	for _, v, ok := elems.Next(); ok; _, v, ok = elems.Next() {
+		f, err := block.ReadFields(body, v, &buf)
+		if err != nil {
+			index++
+			continue // not an object: elems skips it
 		}
-		f, ok := readBlock(v)
-		if !ok || f.Kind == 0 {
-			continue
+		elems.SetEnd(f.End)
+		if f.Kind != 0 {
+			var key block.Key
+			if key, scratch, ok = h.Key(body, f, scratch); !ok {
+				return nil, f.End, fmt.Errorf("observe: %s block at content index %d has a field that is not a string", f.Kind, index)
+			}
+			blocks = append(blocks, block.Observed{Kind: f.Kind, Index: index, Key: key})
 		}
-		var key block.Key
-		if key, scratch, ok = h.Key(v, f, scratch); !ok {
-			return nil, fmt.Errorf("observe: %s block at content index %d has a field that is not a string", f.Kind, index)
-		}
-		blocks = append(blocks, block.Observed{Kind: f.Kind, Index: index, Key: key})
+		index++
 	}
 	if elems.Err() != nil {
-		return nil, errors.New("observe: response content is not an array")
+		return nil, 0, errNoContent
 	}
-	return blocks, nil
+	return blocks, elems.End(), nil
 }
