@@ -221,7 +221,7 @@ func (h *Handler) Provision(ctx caddy.Context) error {
 	pr.Persist(ctx, h.persist(), time.Duration(h.PersistInterval), h.logger)
 	h.policy = &policy.Policy{Registry: pr.Registry, Foreign: foreign, Models: policy.Models(h.ThinkingModels),
 		SynthesizedAsTags: h.ThinkTagsReplay != thinkTagsReplayThinking, Profiles: profiles,
-		Threads: pr.Threads, Mismatches: pr.Mismatches, Refresh: pr.Refresh}
+		Threads: pr.Threads, Heads: pr.Heads, Mismatches: pr.Mismatches, Refresh: pr.Refresh}
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/metrics"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/policy"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/thinking"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/threads"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/persist"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/registry"
@@ -47,6 +48,9 @@ type Registry struct {
 	Registry   *registry.Registry
 	Threads    *threads.Set
 	Mismatches *policy.Mismatches
+	// Heads remembers how the bodies the registry's requests send open
+	// (see thinking.Heads).
+	Heads *thinking.Heads
 
 	mu           sync.Mutex
 	store        *persist.Store
@@ -75,7 +79,7 @@ func Acquire(name string, cfg registry.Config) (*Registry, error) {
 	v, loaded, err := registries.LoadOrNew(name, func() (caddy.Destructor, error) {
 		reg := registry.New(cfg)
 		return &Registry{Registry: reg, Threads: threads.New(threads.Limits{}, reg),
-			Mismatches: policy.NewMismatches(), name: name}, nil
+			Mismatches: policy.NewMismatches(), Heads: new(thinking.Heads), name: name}, nil
 	})
 	if err != nil {
 		return nil, err

@@ -28,6 +28,13 @@ func Members(b []byte, i int) Iter { return open(b, i, '{', '}', "an object") }
 // Elements returns an iterator over the array that starts at b[i].
 func Elements(b []byte, i int) Iter { return open(b, i, '[', ']', "an array") }
 
+// MembersAfter returns an iterator over an object whose first n members
+// (n > 0) were read by other means, the last of them ending at b[i]: it
+// goes on with the member after it.
+func MembersAfter(b []byte, i, n int) Iter {
+	return Iter{b: b, i: i, closing: '}', n: n, pending: -1}
+}
+
 func open(b []byte, i int, opening, closing byte, want string) Iter {
 	it := Iter{b: b, closing: closing, pending: -1}
 	if i >= len(b) || b[i] != opening {

@@ -35,6 +35,10 @@ type Policy struct {
 	// thread, and a request is read from where its thread's previous one
 	// left off. Without it, no block is ever held or released.
 	Threads *threads.Set
+	// Heads, when set, remembers how recent bodies open before their
+	// messages, which a body that opens the same way is not read for again
+	// (see thinking.Heads).
+	Heads *thinking.Heads
 	// Profiles are what the operator declares of backends' models: their
 	// facts apply as if learned, and win over what was learned.
 	Profiles Profiles
@@ -192,7 +196,7 @@ func (p *Policy) plan(req Request, r *replay) Plan {
 		m = threads.NewMatch(headerConversation(req.Header))
 		find = func(body []byte, o thinking.Opening) thinking.From { return p.Threads.Find(m, body, o) }
 	}
-	parsed, err := thinking.ResumeMetered(req.Body, find, req.Meter)
+	parsed, err := thinking.ResumeWith(req.Body, thinking.Resumption{Find: find, Meter: req.Meter, Heads: p.Heads})
 	if err != nil {
 		if m != nil {
 			p.Threads.Keep(m, nil)

@@ -3,6 +3,7 @@ package thinking
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
@@ -117,4 +118,31 @@ func BenchmarkRewrite1MiBThinkingBack(b *testing.B) {
 		r.WantThinkingBack(ThinkingBackEverywhere)
 		r.Retype("adaptive")
 	})
+}
+
+// BenchmarkResumeOpening reads a body whose system prompt and tools come
+// before its messages, about 4 KB of them in many short strings, as the
+// whole-process bench sends them: read in full, and taken from Heads,
+// which remember its opening.
+func BenchmarkResumeOpening(b *testing.B) {
+	tool := `{"name":"Tool","description":"Runs it.","input_schema":{"type":"object","properties":{"command":{"type":"string","description":"The command"},` +
+		`"timeout":{"type":"number"}},"required":["command"],"additionalProperties":false}}`
+	tools := `"tools":[` + strings.Repeat(tool+",", 15) + tool + `]`
+	body := openedWith(strings.Repeat("You are a careful assistant. ", 50), tools, model, enabled, stream)
+	for _, bc := range []struct {
+		name  string
+		heads *Heads
+	}{{"read", nil}, {"remembered", new(Heads)}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				req, err := ResumeWith(body, Resumption{Heads: bc.heads})
+				if err != nil {
+					b.Fatal(err)
+				}
+				req.Release()
+			}
+		})
+	}
 }

@@ -75,7 +75,7 @@ func (r *Request) restore() int {
 		r.blocks = append(r.blocks, c.expand())
 	}
 	r.restored, r.resumedAt = n, int(cp.messages[n-1].end)+base
-	r.prefixValid = cp.valid && base == cp.arrayAt && digest(r.body[:r.arrayAt+1]) == cp.head
+	r.prefixValid = cp.valid && base == cp.arrayAt && r.headDigestOf() == cp.head
 	return n
 }
 
@@ -165,7 +165,7 @@ func (r *Request) Save(cp *Checkpoint) {
 	}
 	base := r.arrayAt
 	cp.arrayAt = base
-	cp.head = digest(r.body[:base+1])
+	cp.head = r.headDigestOf()
 	cp.valid = r.validated
 	// What is still as the checkpoint held it is copied as it is.
 	cp.messages = append(cp.messages[:0], r.lazyMessages...)

@@ -143,6 +143,8 @@ func FuzzRewrite(f *testing.F) {
 	f.Add(fixtureOfSize(f, 16<<10), uint64(99))
 	f.Add([]byte(obj(messages(user("do"), assistant(text("x"), reasoning5("a", "s"), redactedReasoning("r"), toolUse("t1")), toolResult("t1")), enabled)), uint64(3))
 	f.Add([]byte(obj(messages(user("do"), assistant(text("x"), th("", "s"), toolUse("t1")), toolResult("t1")), adaptive)), uint64(5))
+	// A long opening before the messages, which Heads remembers.
+	f.Add(openedBy(strings.Repeat("s ", minHead), model, enabled, stream), uint64(11))
 
 	f.Fuzz(func(t *testing.T, body []byte, seed uint64) {
 		req, err := Parse(body)
@@ -298,7 +300,13 @@ func checkResume(t *testing.T, req *Request, body []byte, seed uint64) {
 	var cp Checkpoint
 	h := req.History()
 	req.Save(&cp)
-	again, err := Resume(body, follow(h, &cp))
+	// The body's opening is remembered first, when it is worth it: again
+	// takes both it and the checkpoint.
+	var heads Heads
+	if first, err := ResumeWith(body, Resumption{Heads: &heads}); err == nil {
+		first.Release()
+	}
+	again, err := ResumeWith(body, Resumption{Find: follow(h, &cp), Heads: &heads})
 	if err != nil {
 		t.Fatalf("Resume of the body a checkpoint was saved from: %v", err)
 	}

@@ -81,6 +81,13 @@ type Request struct {
 	tailAt     int
 	tailValid  bool
 	tailDigest uint64
+	// heads: see ResumeWith. headRestored says the members before the
+	// messages array were taken from it; headDigest is the digest of the
+	// body up to and including the array's bracket, once headKnown.
+	heads        *Heads
+	headRestored bool
+	headKnown    bool
+	headDigest   uint64
 	// validated says the whole body was checked to be valid JSON.
 	validated bool
 
@@ -202,12 +209,28 @@ func Resume(body []byte, find Finder) (*Request, error) { return ResumeMetered(b
 // request by what it sent this way, and counts it where it counts memory,
 // before it is spent. meter may be nil.
 func ResumeMetered(body []byte, find Finder, meter Meter) (*Request, error) {
+	return ResumeWith(body, Resumption{Find: find, Meter: meter})
+}
+
+// Resumption is what ResumeWith reads a body with. Find and Meter are
+// Resume's and ResumeMetered's; Heads, when not nil, are the openings of
+// bodies read before, which a body that opens as one of them takes its
+// first members from, and which it adds to when it opens otherwise.
+type Resumption struct {
+	Find  Finder
+	Meter Meter
+	Heads *Heads
+}
+
+// ResumeWith is ResumeMetered, with the openings of recent bodies.
+func ResumeWith(body []byte, how Resumption) (*Request, error) {
 	r := requests.Get().(*Request)
-	r.body, r.find, r.meter = body, find, meter
+	r.body, r.find, r.meter, r.heads = body, how.Find, how.Meter, how.Heads
 	if err := r.parse(); err != nil {
 		r.Release()
 		return nil, err
 	}
+	r.rememberHead()
 	return r, nil
 }
 
@@ -217,7 +240,10 @@ func (r *Request) parse() error {
 	if i >= len(b) || b[i] != '{' {
 		return ErrNotMessages
 	}
-	it := jsonscan.Members(b, i)
+	it, err := r.restoreHead(i)
+	if err != nil {
+		return err
+	}
 	for key, v, ok := it.Next(); ok; key, v, ok = it.Next() {
 		end, err := r.topMember(it.KeyOffset(), key, v)
 		if err != nil {
