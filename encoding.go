@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/caddyserver/caddy/v2/modules/caddyhttp/encode"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/header"
 )
 
 // narrowAcceptEncoding asks the upstream only for encodings the observer
@@ -15,8 +17,8 @@ import (
 // still arrives in one of them passes through unobserved.
 func narrowAcceptEncoding(r *http.Request, identityOnly bool) {
 	if !identityOnly && slices.Contains(encode.AcceptedEncodings(r, nil), "gzip") {
-		r.Header.Set("Accept-Encoding", "gzip")
+		r.Header[header.AcceptEncoding] = []string{"gzip"}
 		return
 	}
-	r.Header.Set("Accept-Encoding", "identity")
+	r.Header[header.AcceptEncoding] = []string{"identity"}
 }

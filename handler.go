@@ -17,6 +17,7 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/handoff"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/header"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/policy"
@@ -230,14 +231,14 @@ func restoreHeader(h, before http.Header) {
 // unreadable says why a request body cannot be a plain JSON Messages body,
 // or returns "".
 func unreadable(r *http.Request) string {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
+	if ct := header.First(r.Header, header.ContentType); ct != "" {
 		mt, _, _ := strings.Cut(ct, ";")
 		mt = strings.ToLower(strings.TrimSpace(mt))
 		if mt != "application/json" && !strings.HasSuffix(mt, "+json") {
 			return "content type is not JSON"
 		}
 	}
-	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+	if ce := header.First(r.Header, header.ContentEncoding); ce != "" && !strings.EqualFold(ce, "identity") {
 		return "request body is encoded"
 	}
 	return ""
@@ -355,7 +356,7 @@ func setBody(r *http.Request, t *budget.Ticket, plan *policy.Plan, in, out *budg
 	if plan.Result.Changed() {
 		out.Set(plan.Body)
 		src = out
-		r.Header.Set("Content-Length", strconv.Itoa(len(plan.Body)))
+		r.Header[header.ContentLength] = []string{strconv.Itoa(len(plan.Body))}
 	} else {
 		out.Close()
 	}
@@ -374,6 +375,9 @@ const (
 // blocks were removed or converted.
 const WarningHeader = "X-LLM-Thinking-Warning"
 
+// warningKey is WarningHeader as http.Header keeps it.
+var warningKey = http.CanonicalHeaderKey(WarningHeader)
+
 // publish makes the outcome visible: placeholders for access logs and other
 // handlers, and the warning header for the client.
 func publish(w http.ResponseWriter, repl *caddy.Replacer, plan *policy.Plan) {
@@ -382,11 +386,12 @@ func publish(w http.ResponseWriter, repl *caddy.Replacer, plan *policy.Plan) {
 	repl.Set(placeholderStripped, res.Stripped)
 	repl.Set(placeholderConverted, res.Converted)
 	repl.Set(placeholderBackend, plan.Target)
-	w.Header().Del(WarningHeader)
+	h := w.Header()
+	delete(h, warningKey)
 	if res.Stripped > 0 {
-		w.Header().Add(WarningHeader, "thinking_dropped")
+		h[warningKey] = append(h[warningKey], "thinking_dropped")
 	}
 	if res.Converted > 0 {
-		w.Header().Add(WarningHeader, "thinking_converted")
+		h[warningKey] = append(h[warningKey], "thinking_converted")
 	}
 }

@@ -2,6 +2,7 @@ package llmthinking
 
 import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/header"
 
 	"errors"
 	"io"
@@ -124,9 +125,11 @@ func (o *observer) start(status int) {
 	}
 	hdr := o.Header()
 	mediaType := messagesapi.MediaType(hdr)
-	length, err := strconv.ParseInt(hdr.Get("Content-Length"), 10, 64)
-	if err != nil {
-		length = -1
+	length := int64(-1)
+	if v := header.First(hdr, header.ContentLength); v != "" {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			length = n
+		}
 	}
 	if refusalStatus(status) && o.hold && mediaType == messagesapi.JSON || o.holdMoves && o.h.failover.MovesOn(status) {
 		o.held, o.heldStatus = o.holdAnswer(maxHeld, length), status
@@ -135,7 +138,10 @@ func (o *observer) start(status int) {
 	if status != http.StatusOK || !o.blocks || o.backend == "" {
 		return
 	}
-	encoding := strings.ToLower(strings.TrimSpace(hdr.Get("Content-Encoding")))
+	encoding := header.First(hdr, header.ContentEncoding)
+	if encoding != "" {
+		encoding = strings.ToLower(strings.TrimSpace(encoding))
+	}
 	identity := encoding == "" || encoding == "identity"
 	switch {
 	case mediaType == messagesapi.EventStream && identity:

@@ -10,6 +10,8 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/header"
 )
 
 // Endpoint is the Messages API endpoint a request is for.
@@ -54,6 +56,27 @@ func EndpointOf(r *http.Request) (Endpoint, string) {
 // MediaType returns the media type a header's Content-Type names, in
 // lower case, without its parameters; "" when it names none.
 func MediaType(h http.Header) string {
-	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	ct := header.First(h, header.ContentType)
+	if plainMediaType(ct) {
+		return ct // what ParseMediaType returns for it, without its map
+	}
+	mt, _, _ := mime.ParseMediaType(ct)
 	return mt
+}
+
+// plainMediaType reports whether ct is a media type alone, in lower case,
+// as servers write application/json and text/event-stream: a token, a
+// slash and a token, and nothing else.
+func plainMediaType(ct string) bool {
+	slash := -1
+	for i := 0; i < len(ct); i++ {
+		switch c := ct[i]; {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '-', c == '+', c == '.':
+		case c == '/' && slash < 0:
+			slash = i
+		default:
+			return false
+		}
+	}
+	return slash > 0 && slash < len(ct)-1
 }

@@ -1,6 +1,7 @@
 package messagesapi
 
 import (
+	"mime"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -37,9 +38,29 @@ func TestMediaType(t *testing.T) {
 		"Application/JSON":                 JSON,
 		"":                                 "",
 		"nonsense;;":                       "nonsense",
+		"application/json":                 JSON,
+		"text/event-stream":                EventStream,
+		"application/vnd.api+json":         "application/vnd.api+json",
+		"text/":                            "",
+		"/json":                            "",
+		"a/b/c":                            "",
 	} {
 		if got := MediaType(http.Header{"Content-Type": {in}}); got != want {
 			t.Errorf("%q: %q, want %q", in, got, want)
 		}
 	}
+}
+
+// FuzzMediaType: MediaType reads every Content-Type as mime.ParseMediaType
+// does, its quick path for a bare media type included.
+func FuzzMediaType(f *testing.F) {
+	for _, s := range []string{"application/json", "text/event-stream; charset=utf-8", "Application/JSON", "a/b/c", "text/", "x/y+z.w-1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, ct string) {
+		want, _, _ := mime.ParseMediaType(ct)
+		if got := MediaType(http.Header{"Content-Type": {ct}}); got != want {
+			t.Fatalf("MediaType(%q) = %q, ParseMediaType says %q", ct, got, want)
+		}
+	})
 }

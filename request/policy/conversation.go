@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/header"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonstr"
 )
@@ -33,24 +34,14 @@ func Conversation(h http.Header, userID func() string) string {
 
 // headerConversation is the conversation the headers name, or "".
 func headerConversation(h http.Header) string {
-	s := first(h, "X-Claude-Code-Session-Id")
+	s := header.First(h, "X-Claude-Code-Session-Id")
 	if s == "" {
 		return ""
 	}
-	if agent := first(h, "X-Claude-Code-Agent-Id"); agent != "" {
+	if agent := header.First(h, "X-Claude-Code-Agent-Id"); agent != "" {
 		s += "/agent/" + agent
 	}
 	return hashedID(s)
-}
-
-// first is h.Get of a key in its canonical form, as Go's HTTP server
-// stores every header it reads, without canonicalizing it again on every
-// request.
-func first(h http.Header, canonical string) string {
-	if v := h[canonical]; len(v) > 0 {
-		return v[0]
-	}
-	return ""
 }
 
 // hashedID returns the hash of id, as BoundedID writes it, or "" for "".

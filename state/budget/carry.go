@@ -3,7 +3,8 @@ package budget
 import (
 	"io"
 	"net/http"
-	"strconv"
+
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/header"
 )
 
 // A request the handler read goes on to reverse_proxy and its transport,
@@ -33,9 +34,7 @@ func Carry(r *http.Request, t *Ticket, body *Body) *Carried {
 	r.Body = reader
 	r.GetBody = func() (io.ReadCloser, error) { return body.Reader(), nil }
 	r.ContentLength = int64(len(body.Bytes()))
-	if r.Header.Get("Content-Length") != "" {
-		r.Header.Set("Content-Length", strconv.Itoa(len(body.Bytes())))
-	}
+	header.SetLength(r.Header, len(body.Bytes()))
 	return &Carried{t: t, body: body, reader: reader}
 }
 
