@@ -78,6 +78,8 @@ type incoming struct {
 	ep     messagesapi.Endpoint
 	req    policy.Request
 	copies []*budget.Body
+	// outcome is what the placeholders say, once published (see publish).
+	outcome *outcomeVars
 }
 
 // close gives back the memory of the bodies planned.
@@ -129,7 +131,7 @@ func (h *Handler) attempt(w http.ResponseWriter, r *http.Request, next caddyhttp
 	}
 	before := w.Header().Clone()
 	r = setBody(r, t, &plan, in, out)
-	publish(w, repl, &plan)
+	rq.publish(w, &plan)
 	if rq.ep == messagesapi.Messages {
 		// A stream is never compressed; an answer to rewrite must not be.
 		narrowAcceptEncoding(r, plan.Stream || h.rewritesAnswers())
@@ -176,7 +178,7 @@ func (h *Handler) replayRefused(w http.ResponseWriter, r *http.Request, next cad
 		return outcome{answered: true}, h.turnAway(w, nil, t, replay.Passthrough)
 	}
 	r = setBody(replayRequest(r), t, &replay, in, replayOut)
-	publish(w, repl, &replay)
+	rq.publish(w, &replay)
 	w.Header().Add(WarningHeader, "thinking_retried")
 	rw, err := h.forward(w, r, next, t, repl, &replay, backend, rq.ep, false, movesOn)
 	defer rw.releaseAll()
@@ -371,6 +373,27 @@ const (
 	placeholderBackend   = "http.llm_thinking.backend"
 )
 
+// outcomeVars are the values of the placeholders of a handled request.
+type outcomeVars struct {
+	kept, stripped, converted int
+	backend                   string
+}
+
+// value is the replacer's provider of the placeholders.
+func (v *outcomeVars) value(key string) (any, bool) {
+	switch key {
+	case placeholderKept:
+		return v.kept, true
+	case placeholderStripped:
+		return v.stripped, true
+	case placeholderConverted:
+		return v.converted, true
+	case placeholderBackend:
+		return v.backend, true
+	}
+	return nil, false
+}
+
 // WarningHeader is the response header that tells clients their thinking
 // blocks were removed or converted.
 const WarningHeader = "X-LLM-Thinking-Warning"
@@ -378,14 +401,19 @@ const WarningHeader = "X-LLM-Thinking-Warning"
 // warningKey is WarningHeader as http.Header keeps it.
 var warningKey = http.CanonicalHeaderKey(WarningHeader)
 
-// publish makes the outcome visible: placeholders for access logs and other
-// handlers, and the warning header for the client.
-func publish(w http.ResponseWriter, repl *caddy.Replacer, plan *policy.Plan) {
+// publish makes the outcome of a plan visible: placeholders for access
+// logs and other handlers, and the warning header for the client. The
+// placeholders come from one provider of the request's replacer, which a
+// later attempt's plan updates: set as static values, they were four map
+// writes on every request, and a map that reverse_proxy walks on every
+// attempt to clear its own.
+func (rq *incoming) publish(w http.ResponseWriter, plan *policy.Plan) {
 	res := plan.Result
-	repl.Set(placeholderKept, res.Kept)
-	repl.Set(placeholderStripped, res.Stripped)
-	repl.Set(placeholderConverted, res.Converted)
-	repl.Set(placeholderBackend, plan.Target)
+	if rq.outcome == nil {
+		rq.outcome = new(outcomeVars)
+		rq.repl.Map(rq.outcome.value)
+	}
+	*rq.outcome = outcomeVars{kept: res.Kept, stripped: res.Stripped, converted: res.Converted, backend: plan.Target}
 	h := w.Header()
 	delete(h, warningKey)
 	if res.Stripped > 0 {
