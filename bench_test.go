@@ -234,3 +234,59 @@ func BenchmarkServeHTTP1MiBNoSession(b *testing.B) {
 		}
 	}
 }
+
+// fixedCostBody is a small request as an SDK writes one: its system prompt
+// and tools before the messages, one thinking block in the history.
+func fixedCostBody() []byte {
+	tool := `{"name":"Tool","description":"Runs it.","input_schema":{"type":"object","properties":{"command":{"type":"string","description":"The command"}},"required":["command"]}}`
+	return []byte(`{"model":"claude-sonnet-4-5-20250929","max_tokens":32000,"stream":false,"thinking":{"type":"enabled","budget_tokens":10000},` +
+		`"system":[{"type":"text","text":"` + strings.Repeat("You are a careful assistant. ", 50) + `"}],` +
+		`"tools":[` + strings.Repeat(tool+",", 11) + tool + `],` +
+		`"messages":[{"role":"user","content":[{"type":"text","text":"Fix the tests."}]},` +
+		`{"role":"assistant","content":[{"type":"thinking","thinking":"I should read them first.","signature":"` + strings.Repeat("EqQBCkgIARAB", 30) + `"},{"type":"text","text":"Reading."}]},` +
+		`{"role":"user","content":[{"type":"text","text":"Go on."}]}],"metadata":{"user_id":"bench"}}`)
+}
+
+// fixedCostAnswer is a whole JSON answer with a thinking block, as the
+// whole-process bench's upstream sends it.
+var fixedCostAnswer = []byte(`{"id":"msg_01BenchMockReply000000000","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929",` +
+	`"content":[{"type":"thinking","thinking":"The user wants a short answer. I will reply briefly and precisely.","signature":"EqQBCkgIARABGAIiQL3fQ1p7k2mZ9x0bench0signature0AAAA=="},` +
+	`{"type":"text","text":"Done. The change is in place and the tests pass."}],"stop_reason":"end_turn","stop_sequence":null,` +
+	`"usage":{"input_tokens":1000,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":42}}`)
+
+// BenchmarkServeHTTPFixedCost is what every request costs whatever its
+// size: a 5 KB body, planned, passed on, and its JSON answer read and
+// registered. Subtract BenchmarkPassThroughFixedCost.
+func BenchmarkServeHTTPFixedCost(b *testing.B) { benchmarkFixedCost(b, true) }
+
+// BenchmarkPassThroughFixedCost is BenchmarkServeHTTPFixedCost's load
+// without llm_thinking.
+func BenchmarkPassThroughFixedCost(b *testing.B) { benchmarkFixedCost(b, false) }
+
+func benchmarkFixedCost(b *testing.B, module bool) {
+	body := fixedCostBody()
+	h := quietHandler(b)
+	next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+		if err := drain.ServeHTTP(w, r); err != nil {
+			return err
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, err := w.Write(fixedCostAnswer)
+		return err
+	})
+	b.ReportAllocs()
+	for b.Loop() {
+		w := &discard{header: http.Header{}}
+		r := benchRequest(body)
+		var err error
+		if module {
+			err = h.ServeHTTP(w, r, next)
+		} else {
+			err = next.ServeHTTP(w, r)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
