@@ -51,6 +51,7 @@ type Counters struct {
 	failovers *prometheus.CounterVec
 	tokens    *prometheus.CounterVec
 	tally     backendTally
+	series    seriesCache
 
 	registries registryCollector
 	memory     memoryCollector
@@ -143,15 +144,21 @@ func (m *Counters) Plan(plan policy.Plan) {
 	if res.Kept == 0 && res.Stripped == 0 && res.Converted == 0 {
 		return
 	}
-	backend := m.backends.value(plan.Target)
-	add(m.kept, backend, res.Kept)
-	add(m.stripped, backend, res.Stripped)
-	add(m.converted, backend, res.Converted)
+	for _, c := range [...]struct {
+		vec *prometheus.CounterVec
+		n   int
+	}{{m.kept, res.Kept}, {m.stripped, res.Stripped}, {m.converted, res.Converted}} {
+		if c.n > 0 {
+			m.add(c.vec, plan.Target, false, "", "", float64(c.n))
+		}
+	}
 }
 
 // Observed counts n blocks backend produced.
 func (m *Counters) Observed(backend string, n int) {
-	add(m.observed, m.backends.value(backend), n)
+	if n > 0 {
+		m.add(m.observed, backend, false, "", "", float64(n))
+	}
 }
 
 // Retry counts one refused request replayed.
@@ -178,28 +185,20 @@ func (m *Counters) Tokens(backend, model string, u observe.Usage) {
 	if !u.Any() {
 		return
 	}
-	backend, model = m.backends.value(backend), m.models.value(model)
 	for _, c := range [...]struct {
 		typ string
 		n   int64
 	}{{"input", u.Input}, {"output", u.Output}, {"cache_read", u.CacheRead}, {"cache_creation", u.CacheCreation}} {
 		if c.n > 0 {
-			m.tokens.WithLabelValues(backend, model, c.typ).Add(float64(c.n))
+			m.add(m.tokens, backend, true, model, c.typ, float64(c.n))
 		}
 	}
-	m.tally.add(backend, func(s *adminapi.BackendStats) {
+	m.tally.add(m.backends.value(backend), func(s *adminapi.BackendStats) {
 		s.Tokens.Input += u.Input
 		s.Tokens.Output += u.Output
 		s.Tokens.CacheRead += u.CacheRead
 		s.Tokens.CacheCreation += u.CacheCreation
 	})
-}
-
-// add adds n to the counter of label, creating no series for nothing.
-func add(c *prometheus.CounterVec, label string, n int) {
-	if n > 0 {
-		c.WithLabelValues(label).Add(float64(n))
-	}
 }
 
 // Backends returns what each backend used and how often a request went on
