@@ -21,6 +21,9 @@ func TestCountsAddUpThroughTheSeriesCache(t *testing.T) {
 	const workers, rounds = 8, 500
 	m := New(2, nil, func() budget.Stats { return budget.Stats{} })
 	backends := []string{"anthropic", "glm", "ollama", "vllm", ""}
+	// The first two names seen are the two with labels of their own.
+	m.backends.value("anthropic")
+	m.backends.value("glm")
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
