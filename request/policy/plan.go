@@ -68,7 +68,7 @@ type Request struct {
 	// that the caller can recycle that memory.
 	Out []byte
 	// Meter, when set, is told what reading the body costs as it grows
-	// (see thinking.ResumeMetered); its error stops the plan, which then
+	// (see thinking.Resumption); its error stops the plan, which then
 	// passes the body on untouched with Passthrough saying why.
 	Meter thinking.Meter
 }

@@ -93,17 +93,25 @@ func (r *Request) restoreTail(end int) (bool, error) {
 		return false, nil
 	}
 	for _, c := range cp.tailMembers {
-		m := c.at(end)
-		if m.name == otherMember {
-			r.members = append(r.members, m)
-			continue
-		}
-		if _, err := r.topMember(m.key.Start, m.key.Of(r.body), m.value.Start); err != nil {
+		if err := r.retake(c.at(end)); err != nil {
 			return false, err
 		}
 	}
 	r.tailAt, r.tailValid, r.tailDigest = end, cp.tailValid, d
 	return true, nil
+}
+
+// retake adds m, a top-level member taken from what an earlier body held
+// with the same bytes (a checkpoint's tail, a remembered opening): the
+// members that set the config are read again at their offsets; the others
+// (system prompt, tools) are taken as they are.
+func (r *Request) retake(m member) error {
+	if m.name == otherMember {
+		r.members = append(r.members, m)
+		return nil
+	}
+	_, err := r.topMember(m.key.Start, m.key.Of(r.body), m.value.Start)
+	return err
 }
 
 // lazy reports whether message i is one taken from a checkpoint that

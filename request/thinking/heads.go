@@ -46,30 +46,32 @@ type head struct {
 
 // find returns the remembered opening b starts with, its members appended
 // to into, and whether there was one. Only the digest of a candidate's
-// length is computed, outside the lock.
-func (hs *Heads) find(b []byte, into []member) ([]member, int, uint64, bool) {
-	var at [headsKept]int
+// length is computed, outside the lock; the last one computed is returned
+// with where its bracket is (0 when none was), found or not, for the
+// request not to compute it again.
+func (hs *Heads) find(b []byte, into []member) (members []member, at int, d uint64, found bool) {
+	var candidates [headsKept]int
 	hs.mu.Lock()
 	for i, h := range hs.recent {
-		at[i] = h.arrayAt
+		candidates[i] = h.arrayAt
 	}
 	hs.mu.Unlock()
-	for i, a := range at {
-		if a == 0 || a >= len(b) || b[a] != '[' || (i > 0 && a == at[i-1]) {
+	for i, a := range candidates {
+		if a == 0 || a >= len(b) || b[a] != '[' || (i > 0 && a == candidates[i-1]) {
 			continue
 		}
-		d := digest(b[:a+1])
+		at, d = a, digest(b[:a+1])
 		hs.mu.Lock()
 		for _, h := range hs.recent {
 			if h.arrayAt == a && h.digest == d {
 				into = append(into, h.members...)
 				hs.mu.Unlock()
-				return into, a, d, true
+				return into, at, d, true
 			}
 		}
 		hs.mu.Unlock()
 	}
-	return into, 0, 0, false
+	return into, at, d, false
 }
 
 // remember records the opening of a body read in full: its messages array
@@ -99,23 +101,20 @@ func (r *Request) restoreHead(object int) (jsonscan.Iter, error) {
 	if r.heads == nil || len(b) < minHead {
 		return jsonscan.Members(b, object), nil
 	}
-	members, _, d, ok := r.heads.find(b, r.members[:0])
+	members, at, d, ok := r.heads.find(b, r.members[:0])
+	r.headAt, r.headDigest = at, d // the messages array may open there: see headDigestOf
 	if !ok || len(members) == 0 {
 		return jsonscan.Members(b, object), nil
 	}
 	// r.members is written behind where members is read: both are the
-	// same array, and each member read appends one.
+	// same array, and each member retaken appends one.
 	r.members = members[:0]
 	for _, m := range members {
-		if m.name == otherMember {
-			r.members = append(r.members, m)
-			continue
-		}
-		if _, err := r.topMember(m.key.Start, m.key.Of(b), m.value.Start); err != nil {
+		if err := r.retake(m); err != nil {
 			return jsonscan.Iter{}, err
 		}
 	}
-	r.headRestored, r.headKnown, r.headDigest = true, true, d
+	r.headRestored = true
 	return jsonscan.MembersAfter(b, members[len(members)-1].value.End, len(members)), nil
 }
 
@@ -136,10 +135,11 @@ func (r *Request) rememberHead() {
 }
 
 // headDigestOf returns the digest of the body up to and including the
-// bracket that opens its messages array, computed once.
+// bracket that opens its messages array, computed once: Heads may have
+// computed it already, looking for a remembered opening of that length.
 func (r *Request) headDigestOf() uint64 {
-	if !r.headKnown {
-		r.headKnown, r.headDigest = true, digest(r.body[:r.arrayAt+1])
+	if r.headAt != r.arrayAt || r.arrayAt == 0 {
+		r.headAt, r.headDigest = r.arrayAt, digest(r.body[:r.arrayAt+1])
 	}
 	return r.headDigest
 }

@@ -4,7 +4,7 @@ package thinking
 // thinking block of 20 bytes on the wire is a part and a Block here, then a
 // decision, a key and an origin in the policy, a compact part and block in
 // its thread's checkpoint, a piece of the rewrite. Reading meters that cost
-// as it goes (see ResumeMetered), so that a caller counts it in its memory
+// as it goes (see Resumption), so that a caller counts it in its memory
 // budget before it is spent and refuses a request whose cost is out of
 // proportion to its size.
 

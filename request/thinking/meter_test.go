@@ -59,7 +59,7 @@ func TestFootprintOfRealRequests(t *testing.T) {
 func TestMeterSeesTheStructureGrowAndStopsIt(t *testing.T) {
 	body := `{"messages":[{"role":"assistant","content":[` + strings.Repeat(`{"type":"thinking"},`, 5000) + `{"type":"text","text":"x"}]}]}`
 	var seen []int
-	r, err := ResumeMetered([]byte(body), nil, func(bytes int) error { seen = append(seen, bytes); return nil })
+	r, err := ResumeWith([]byte(body), Resumption{Meter: func(bytes int) error { seen = append(seen, bytes); return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestMeterSeesTheStructureGrowAndStopsIt(t *testing.T) {
 	}
 	stop := errors.New("no room")
 	calls := 0
-	_, err = ResumeMetered([]byte(body), nil, func(int) error { calls++; return stop })
+	_, err = ResumeWith([]byte(body), Resumption{Meter: func(int) error { calls++; return stop }})
 	if !errors.Is(err, stop) || calls != 1 {
 		t.Fatalf("err %v after %d calls", err, calls)
 	}

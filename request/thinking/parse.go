@@ -56,7 +56,7 @@ type Request struct {
 	// find and from: see Resume.
 	find Finder
 	from From
-	// meter and items: see ResumeMetered.
+	// meter and items: see Resumption.
 	meter Meter
 	items int
 	// lazyMessages and lazyParts are the messages and parts taken from a
@@ -83,10 +83,11 @@ type Request struct {
 	tailDigest uint64
 	// heads: see ResumeWith. headRestored says the members before the
 	// messages array were taken from it; headDigest is the digest of the
-	// body up to and including the array's bracket, once headKnown.
+	// body up to and including the bracket at headAt, when that is not 0
+	// (see headDigestOf).
 	heads        *Heads
 	headRestored bool
-	headKnown    bool
+	headAt       int
 	headDigest   uint64
 	// validated says the whole body was checked to be valid JSON.
 	validated bool
@@ -199,30 +200,32 @@ type Finder func(body []byte, o Opening) From
 // read before: find, called once the first message is known, says which
 // (see From), and the messages the two share are not read again. find may
 // be nil.
-func Resume(body []byte, find Finder) (*Request, error) { return ResumeMetered(body, find, nil) }
-
-// ResumeMetered is Resume that tells meter, as the structure it reads
-// grows, about how many bytes of memory the request and what is made of it
-// (see Footprint) take: every meterStep messages and content blocks, and
-// once a checkpoint gave it its structure. An error of meter stops the
-// reading, and ResumeMetered returns it: a caller bounds the memory of a
-// request by what it sent this way, and counts it where it counts memory,
-// before it is spent. meter may be nil.
-func ResumeMetered(body []byte, find Finder, meter Meter) (*Request, error) {
-	return ResumeWith(body, Resumption{Find: find, Meter: meter})
+func Resume(body []byte, find Finder) (*Request, error) {
+	return ResumeWith(body, Resumption{Find: find})
 }
 
-// Resumption is what ResumeWith reads a body with. Find and Meter are
-// Resume's and ResumeMetered's; Heads, when not nil, are the openings of
-// bodies read before, which a body that opens as one of them takes its
-// first members from, and which it adds to when it opens otherwise.
+// Resumption is what ResumeWith reads a body with; any of it may be nil.
+//
+// Find is Resume's.
+//
+// Meter is told, as the structure read grows, about how many bytes of
+// memory the request and what is made of it (see Footprint) take: every
+// meterStep messages and content blocks, and once a checkpoint gave it its
+// structure. An error of Meter stops the reading, and ResumeWith returns
+// it: a caller bounds the memory of a request by what it sent this way,
+// and counts it where it counts memory, before it is spent.
+//
+// Heads are the openings of bodies read before, which a body that opens as
+// one of them takes its first members from, and which it adds to when it
+// opens otherwise.
 type Resumption struct {
 	Find  Finder
 	Meter Meter
 	Heads *Heads
 }
 
-// ResumeWith is ResumeMetered, with the openings of recent bodies.
+// ResumeWith is Resume, with a meter of the memory read and the openings
+// of recent bodies (see Resumption).
 func ResumeWith(body []byte, how Resumption) (*Request, error) {
 	r := requests.Get().(*Request)
 	r.body, r.find, r.meter, r.heads = body, how.Find, how.Meter, how.Heads
