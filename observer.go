@@ -1,9 +1,6 @@
 package llmthinking
 
 import (
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/header"
-
 	"errors"
 	"io"
 	"net/http"
@@ -17,7 +14,9 @@ import (
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/answer/modelname"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/answer/observe"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/answer/thinktags"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/guard"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/header"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/messagesapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/policy"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"

@@ -16,9 +16,6 @@ import (
 // members returns an iterator over the object b.
 func members(b []byte) jsonscan.Iter { return jsonscan.Members(b, jsonscan.SkipSpace(b, 0)) }
 
-// elements returns an iterator over the array b.
-func elements(b []byte) jsonscan.Iter { return jsonscan.Elements(b, jsonscan.SkipSpace(b, 0)) }
-
 // readBlock reads a content block object, as content_block_start carries it
 // and as a JSON response's content array holds it. It reports false when
 // the object is malformed.
