@@ -25,10 +25,34 @@ import (
 // client can make a body whose digests match another conversation's
 // without sending that conversation's bytes. A History never changes once
 // made, so it may be read by any number of goroutines.
+//
+// Besides a digest per message, a History keeps digests of stretches of whole
+// messages of at least stretchBytes, which tell in a few long hashes what the
+// per-message digests tell in one short hash per message (see Shared).
 type History struct {
-	ends    []uint32 // just past each message, from the array's opening bracket
-	digests []uint64 // of the array from its opening bracket to each end
+	ends      []uint32  // just past each message, from the array's opening bracket
+	digests   []uint64  // of the array from its opening bracket to each end
+	stretches []stretch // from the array's opening bracket, in order
 }
+
+// A stretch is a run of whole messages of a History, from the end of the stretch
+// before it (the array's opening bracket for the first) to the end of
+// message last, of at least stretchBytes, and the digest of the history up to
+// there chained stretch by stretch.
+type stretch struct {
+	last   uint32
+	digest uint64
+}
+
+// stretchBytes is the least length of a stretch. XXH3 hashes a few KiB, what a
+// message holds, at two thirds of the speed it hashes 32 KiB at (more
+// calls, each with its own setup and finish), so a history checked stretch by
+// stretch costs about what one hash of it costs. A stretch closes at the first
+// message end past stretchBytes, and stretches once closed stay as they are in
+// the histories that continue this one, so a request hashes for its stretches
+// only what follows the last stretch it shares: less than stretchBytes of
+// messages it shares, and the new ones.
+const stretchBytes = 32 << 10
 
 // seed keys every digest of this process.
 var seed = func() uint64 {
@@ -94,26 +118,34 @@ func (h *History) Size() int {
 	if h == nil {
 		return 0
 	}
-	return int(unsafe.Sizeof(*h)) + 4*cap(h.ends) + 8*cap(h.digests)
+	return int(unsafe.Sizeof(*h)) + 4*cap(h.ends) + 8*cap(h.digests) + int(unsafe.Sizeof(stretch{}))*cap(h.stretches)
 }
 
 // Shared returns how many of the first messages of body, whose messages
 // array opens at body[array] and whose first message is h's (see
-// Opening), are h's: body is hashed along h's message boundaries until a
-// digest differs. memo remembers what was hashed, so that other Histories
-// checked against the same body do not hash again the messages they share
-// with this one; reset it for another body.
+// Opening), are h's: body is hashed along h's stretches until a digest differs,
+// then along h's message boundaries from there until a digest differs.
+// memo remembers what was hashed, so that other Histories checked against
+// the same body do not hash again the messages they share with this one;
+// reset it for another body.
 func (h *History) Shared(body []byte, array int, memo *Memo) int {
 	n := h.Len()
 	if n == 0 {
 		return 0
 	}
-	if len(memo.pieces) == 0 {
+	first := len(memo.pieces) == 0
+	if first {
 		memo.pieces = append(memo.pieces, h.First())
 	}
 	// One allocation of the room the pieces may take, not one per doubling.
 	memo.pieces = slices.Grow(memo.pieces, max(n-len(memo.pieces), 0))
-	for i := 1; i < n; i++ {
+	from := 1
+	if first {
+		// Nothing of body was hashed: its stretches first. Once another
+		// History's pieces are in memo, they are compared instead.
+		from = h.sharedStretches(body, array, memo)
+	}
+	for i := from; i < n; i++ {
 		end := h.ends[i]
 		if i < len(memo.pieces) && memo.pieces[i].End == end {
 			if memo.pieces[i].Digest != h.digests[i] {
@@ -133,6 +165,30 @@ func (h *History) Shared(body []byte, array int, memo *Memo) int {
 		}
 	}
 	return n
+}
+
+// sharedStretches returns how many of the first messages of body are those of
+// h's stretches that body has, hashed stretch by stretch until one differs (at least
+// the first message, which the caller knows is h's), and leaves their
+// pieces in memo, which holds only the first: a stretch's bytes being h's, so
+// are the digests of the messages in it.
+func (h *History) sharedStretches(body []byte, array int, memo *Memo) int {
+	prev, at, shared := uint64(digestStart), array, 1
+	for _, s := range h.stretches {
+		stop := array + int(h.ends[s.last])
+		if stop > len(body) {
+			break
+		}
+		d := chain(prev, body[at:stop])
+		if d != s.digest {
+			break
+		}
+		prev, at, shared = d, stop, int(s.last)+1
+	}
+	for i := len(memo.pieces); i < shared; i++ {
+		memo.pieces = append(memo.pieces, Piece{h.ends[i], h.digests[i]})
+	}
+	return shared
 }
 
 // Memo remembers the digests of one body along the boundaries it was
@@ -181,7 +237,8 @@ func opening(b []byte, array int) (Opening, bool) {
 }
 
 // History returns the History of the request's messages. Only the messages
-// past those it was told it shares (see From) are hashed.
+// past those it was told it shares (see From) are hashed, and, for the
+// stretches, what follows the last stretch of those.
 func (r *Request) History() *History {
 	n := len(r.messages)
 	if n == 0 || len(r.body)-r.arrayAt > math.MaxUint32 {
@@ -208,5 +265,41 @@ func (r *Request) History() *History {
 		prev = chain(prev, r.body[at:end])
 		h.digests[i], at = prev, end
 	}
+	h.stretches = r.from.History.stretchesWithin(shared)
+	h.extendStretches(r.body[r.arrayAt:])
 	return h
+}
+
+// stretchesWithin returns a copy of h's stretches that end within its first n
+// messages, with room for a few more.
+func (h *History) stretchesWithin(n int) []stretch {
+	if h == nil {
+		return nil
+	}
+	k := len(h.stretches)
+	for k > 0 && int(h.stretches[k-1].last) >= n {
+		k--
+	}
+	if k == 0 {
+		return nil
+	}
+	return append(make([]stretch, 0, k+4), h.stretches[:k]...)
+}
+
+// extendStretches closes the stretches of h past its last one, in array, its
+// messages array from the opening bracket: one at every first message end
+// at least stretchBytes past the end of the stretch before.
+func (h *History) extendStretches(array []byte) {
+	prev, start, i := uint64(digestStart), uint32(0), 0
+	if k := len(h.stretches); k > 0 {
+		s := h.stretches[k-1]
+		prev, start, i = s.digest, h.ends[s.last], int(s.last)+1
+	}
+	for ; i < len(h.ends); i++ {
+		if end := h.ends[i]; end-start >= stretchBytes {
+			prev = chain(prev, array[start:end])
+			h.stretches = append(h.stretches, stretch{last: uint32(i), digest: prev})
+			start = end
+		}
+	}
 }
