@@ -1,0 +1,97 @@
+package floor
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/caddyserver/caddy/v2"
+	"github.com/caddyserver/caddy/v2/caddyconfig/caddyfile"
+	"github.com/caddyserver/caddy/v2/caddyconfig/httpcaddyfile"
+	"github.com/caddyserver/caddy/v2/modules/caddyhttp"
+)
+
+// The floor is only a floor if what it passes on is what it was given: the
+// body the next handler reads and the stream the client reads are the
+// bytes that came in, and each part it is told to do is done.
+func TestFloorPassesBodyAndStreamUnchanged(t *testing.T) {
+	body := `{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"hi"}],"stream":true}`
+	stream := "event: message_start\ndata: {\"type\":\"message_start\"}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+	for _, parts := range [][]string{nil, {"copy"}, {"events"}, {"copy", "hash"}} {
+		h := &Handler{Parts: parts}
+		if err := h.Provision(caddy.Context{}); err != nil {
+			t.Fatal(err)
+		}
+		hashedBefore, newlinesBefore := hashed.Load(), newlines.Load()
+		var got []byte
+		var length int64
+		next := caddyhttp.HandlerFunc(func(w http.ResponseWriter, r *http.Request) error {
+			var err error
+			if got, err = io.ReadAll(r.Body); err != nil {
+				return err
+			}
+			length = r.ContentLength
+			w.Header().Set("Content-Type", "text/event-stream")
+			for _, chunk := range strings.SplitAfter(stream, "\n\n") {
+				if _, err := io.WriteString(w, chunk); err != nil {
+					return err
+				}
+				if err := http.NewResponseController(w).Flush(); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodPost, "/v1/messages", strings.NewReader(body))
+		if err := h.ServeHTTP(rec, req, next); err != nil {
+			t.Fatalf("%v: %v", parts, err)
+		}
+		if string(got) != body || length != int64(len(body)) {
+			t.Errorf("%v: upstream got %q (length %d), want the body as sent", parts, got, length)
+		}
+		if rec.Body.String() != stream || !rec.Flushed {
+			t.Errorf("%v: client got %q (flushed %v), want the stream as sent", parts, rec.Body.String(), rec.Flushed)
+		}
+		if wantHash := parts == nil || slices.Contains(parts, "hash"); (hashed.Load() != hashedBefore) != wantHash {
+			t.Errorf("%v: body hashed %v, want %v", parts, hashed.Load() != hashedBefore, wantHash)
+		}
+		wantLines := int64(0)
+		if parts == nil || slices.Contains(parts, "events") {
+			wantLines = int64(strings.Count(stream, "\n"))
+		}
+		if n := newlines.Load() - newlinesBefore; n != wantLines {
+			t.Errorf("%v: counted %d newlines, want %d", parts, n, wantLines)
+		}
+	}
+}
+
+// The bench's Caddyfile (llm_thinking with its own subdirectives) runs the
+// floor unchanged, and floor names the parts; an unknown part is refused.
+func TestFloorCaddyfile(t *testing.T) {
+	d := caddyfile.NewTestDispenser(`llm_thinking {
+		backend anthropic
+		persist off
+		floor copy events
+	}`)
+	mh, err := parseCaddyfile(httpcaddyfile.Helper{Dispenser: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := mh.(*Handler)
+	if !slices.Equal(h.Parts, []string{"copy", "events"}) {
+		t.Fatalf("parts %v, want [copy events]", h.Parts)
+	}
+	if err := h.Provision(caddy.Context{}); err != nil || !h.copy || h.hash || !h.events {
+		t.Fatalf("provisioned copy %v hash %v events %v (%v), want copy and events", h.copy, h.hash, h.events, err)
+	}
+	for _, parts := range [][]string{{"hash"}, {"copy", "parse"}} {
+		if err := (&Handler{Parts: parts}).Provision(caddy.Context{}); err == nil {
+			t.Errorf("%v provisioned, want an error", parts)
+		}
+	}
+}
