@@ -265,13 +265,12 @@ func (r *Request) History() *History {
 		prev = chain(prev, r.body[at:end])
 		h.digests[i], at = prev, end
 	}
-	h.stretches = r.from.History.stretchesWithin(shared)
-	h.extendStretches(r.body[r.arrayAt:])
+	h.extendStretches(r.body[r.arrayAt:], r.from.History.stretchesWithin(shared))
 	return h
 }
 
-// stretchesWithin returns a copy of h's stretches that end within its first n
-// messages, with room for a few more.
+// stretchesWithin returns h's stretches that end within its first n
+// messages, to be read only.
 func (h *History) stretchesWithin(n int) []stretch {
 	if h == nil {
 		return nil
@@ -280,20 +279,22 @@ func (h *History) stretchesWithin(n int) []stretch {
 	for k > 0 && int(h.stretches[k-1].last) >= n {
 		k--
 	}
-	if k == 0 {
-		return nil
-	}
-	return append(make([]stretch, 0, k+4), h.stretches[:k]...)
+	return h.stretches[:k]
 }
 
-// extendStretches closes the stretches of h past its last one, in array, its
-// messages array from the opening bracket: one at every first message end
-// at least stretchBytes past the end of the stretch before.
-func (h *History) extendStretches(array []byte) {
+// extendStretches gives h the stretches of the History it continues that
+// end within what it shares, kept, and closes those past them, in array,
+// its messages array from the opening bracket: one at every first message
+// end at least stretchBytes past the end of the stretch before.
+func (h *History) extendStretches(array []byte, kept []stretch) {
 	prev, start, i := uint64(digestStart), uint32(0), 0
-	if k := len(h.stretches); k > 0 {
-		s := h.stretches[k-1]
+	if k := len(kept); k > 0 {
+		s := kept[k-1]
 		prev, start, i = s.digest, h.ends[s.last], int(s.last)+1
+	}
+	// One allocation, for the stretches kept and the most the rest may close.
+	if most := len(kept) + int(h.ends[len(h.ends)-1]-start)/stretchBytes; most > 0 {
+		h.stretches = append(make([]stretch, 0, most), kept...)
 	}
 	for ; i < len(h.ends); i++ {
 		if end := h.ends[i]; end-start >= stretchBytes {
