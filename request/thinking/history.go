@@ -26,32 +26,33 @@ import (
 // without sending that conversation's bytes. A History never changes once
 // made, so it may be read by any number of goroutines.
 //
-// Besides a digest per message, a History keeps digests of stretches of whole
-// messages of at least stretchBytes, which tell in a few long hashes what the
-// per-message digests tell in one short hash per message (see Shared).
+// Besides a digest per message, a History keeps digests of stretches of
+// whole messages of at least stretchBytes, which tell in a few long hashes
+// what the per-message digests tell in one short hash per message (see
+// Shared).
 type History struct {
 	ends      []uint32  // just past each message, from the array's opening bracket
 	digests   []uint64  // of the array from its opening bracket to each end
 	stretches []stretch // from the array's opening bracket, in order
 }
 
-// A stretch is a run of whole messages of a History, from the end of the stretch
-// before it (the array's opening bracket for the first) to the end of
-// message last, of at least stretchBytes, and the digest of the history up to
-// there chained stretch by stretch.
+// A stretch is a run of whole messages of a History, from the end of the
+// stretch before it (the array's opening bracket for the first) to the end
+// of message last, of at least stretchBytes, and the digest of the history
+// up to there, chained stretch by stretch.
 type stretch struct {
 	last   uint32
 	digest uint64
 }
 
-// stretchBytes is the least length of a stretch. XXH3 hashes a few KiB, what a
-// message holds, at two thirds of the speed it hashes 32 KiB at (more
-// calls, each with its own setup and finish), so a history checked stretch by
-// stretch costs about what one hash of it costs. A stretch closes at the first
-// message end past stretchBytes, and stretches once closed stay as they are in
-// the histories that continue this one, so a request hashes for its stretches
-// only what follows the last stretch it shares: less than stretchBytes of
-// messages it shares, and the new ones.
+// stretchBytes is the least length of a stretch. XXH3 hashes a few KiB,
+// what a message holds, at two thirds of the speed it hashes 32 KiB at
+// (more calls, each with its own setup and finish), so a history checked
+// stretch by stretch costs about what one hash of it costs. A stretch
+// closes at the first message end past stretchBytes, and stretches once
+// closed stay as they are in the histories that continue this one, so a
+// request hashes for its stretches only what follows the last stretch it
+// shares: less than stretchBytes of messages it shares, and the new ones.
 const stretchBytes = 32 << 10
 
 // seed keys every digest of this process.
@@ -118,16 +119,17 @@ func (h *History) Size() int {
 	if h == nil {
 		return 0
 	}
-	return int(unsafe.Sizeof(*h)) + 4*cap(h.ends) + 8*cap(h.digests) + int(unsafe.Sizeof(stretch{}))*cap(h.stretches)
+	return int(unsafe.Sizeof(*h)) + 4*cap(h.ends) + 8*cap(h.digests) +
+		int(unsafe.Sizeof(stretch{}))*cap(h.stretches)
 }
 
 // Shared returns how many of the first messages of body, whose messages
 // array opens at body[array] and whose first message is h's (see
-// Opening), are h's: body is hashed along h's stretches until a digest differs,
-// then along h's message boundaries from there until a digest differs.
-// memo remembers what was hashed, so that other Histories checked against
-// the same body do not hash again the messages they share with this one;
-// reset it for another body.
+// Opening), are h's: body is hashed along h's stretches until a digest
+// differs, then along h's message boundaries from there until a digest
+// differs. memo remembers what was hashed, so that other Histories checked
+// against the same body do not hash again the messages they share with
+// this one; reset it for another body.
 func (h *History) Shared(body []byte, array int, memo *Memo) int {
 	n := h.Len()
 	if n == 0 {
@@ -167,11 +169,11 @@ func (h *History) Shared(body []byte, array int, memo *Memo) int {
 	return n
 }
 
-// sharedStretches returns how many of the first messages of body are those of
-// h's stretches that body has, hashed stretch by stretch until one differs (at least
-// the first message, which the caller knows is h's), and leaves their
-// pieces in memo, which holds only the first: a stretch's bytes being h's, so
-// are the digests of the messages in it.
+// sharedStretches returns how many of the first messages of body are those
+// of h's stretches that body has, hashed stretch by stretch until one
+// differs (at least the first message, which the caller knows is h's), and
+// leaves their pieces in memo, which holds only the first: a stretch's
+// bytes being h's, so are the digests of the messages in it.
 func (h *History) sharedStretches(body []byte, array int, memo *Memo) int {
 	prev, at, shared := uint64(digestStart), array, 1
 	for _, s := range h.stretches {

@@ -73,6 +73,51 @@ func TestSharedFindsWhereTheBodyFirstDiffers(t *testing.T) {
 	}
 }
 
+// FuzzSharedAgreesWithTheBytes changes a byte of a 128 KiB body and cuts
+// it somewhere: checked against its History stretch by stretch, the body
+// shares the messages that end before the first byte that differs, as it
+// does checked message by message.
+func FuzzSharedAgreesWithTheBytes(f *testing.F) {
+	body := fixtureOfSize(f, 128<<10)
+	req := mustParse(f, body)
+	h, array := req.History(), req.arrayAt
+	req.Release()
+	byMessage := &History{ends: h.ends, digests: h.digests}
+	first := array + int(h.ends[0])
+	f.Add(uint32(0), byte(0), uint32(0))
+	for _, s := range h.stretches {
+		// The last byte of every stretch and the first after it, changed
+		// or cut at.
+		end := uint32(array + int(h.ends[s.last]) - first)
+		f.Add(end-1, byte(0x20), uint32(0))
+		f.Add(end, byte(0x20), uint32(0))
+		f.Add(uint32(0), byte(0), end)
+	}
+	f.Fuzz(func(t *testing.T, at uint32, x byte, cut uint32) {
+		b := bytes.Clone(body)
+		b[first+int(at)%(len(b)-first)] ^= x
+		if cut > 0 {
+			b = b[:first+int(cut)%(len(b)-first)]
+		}
+		d := min(len(b), len(body))
+		if i := firstDifference(b, body); i >= 0 {
+			d = i
+		}
+		want := 0
+		for _, end := range h.ends {
+			if array+int(end) <= d {
+				want++
+			}
+		}
+		if got := h.Shared(b, array, new(Memo)); got != want {
+			t.Fatalf("shares %d messages, want %d (first difference at %d)", got, want, d)
+		}
+		if got := byMessage.Shared(b, array, new(Memo)); got != want {
+			t.Fatalf("checked message by message it shares %d messages, want %d", got, want)
+		}
+	})
+}
+
 // firstDifference returns where a and b first differ, or -1 when one
 // starts with the other.
 func firstDifference(a, b []byte) int {
