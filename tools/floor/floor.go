@@ -38,7 +38,6 @@ package floor
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"sync"
@@ -125,11 +124,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 			return caddyhttp.Error(http.StatusBadRequest, err)
 		}
 		buf = body.Bytes()
-		defer func() { bodies.Put(&buf) }()
 		if h.hash {
 			hashed.Add(xxh3.Hash(buf))
 		}
-		r.Body = io.NopCloser(bytes.NewReader(buf))
+		r.Body = &heldBody{Reader: bytes.NewReader(buf), buf: buf}
 		r.ContentLength = int64(len(buf))
 	}
 	if !h.events {
@@ -138,6 +136,24 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 	c := &eventCounter{ResponseWriterWrapper: &caddyhttp.ResponseWriterWrapper{ResponseWriter: w}}
 	defer func() { newlines.Add(int64(c.lines)) }()
 	return next.ServeHTTP(c, r)
+}
+
+// heldBody reads a body read before. Its buffer goes back to bodies when
+// it is closed, which the transport does once it wrote the body or gave up
+// on it, not when the handler returns: a transport may go on writing a
+// body after the response came.
+type heldBody struct {
+	*bytes.Reader
+	buf    []byte
+	closed atomic.Bool
+}
+
+// Close gives the buffer back, once.
+func (b *heldBody) Close() error {
+	if !b.closed.Swap(true) {
+		bodies.Put(&b.buf)
+	}
+	return nil
 }
 
 // eventCounter counts the newlines of a text/event-stream answer as it is
