@@ -21,19 +21,7 @@ func TestSharedFindsWhereTheBodyFirstDiffers(t *testing.T) {
 		t.Fatalf("a 1 MiB history has %d stretches, want at least 16", len(h.stretches))
 	}
 	byMessage := &History{ends: h.ends, digests: h.digests}
-	want := func(b []byte) int {
-		d := min(len(b), len(body))
-		if i := firstDifference(b, body); i >= 0 {
-			d = i
-		}
-		n := 0
-		for _, end := range h.ends {
-			if array+int(end) <= d {
-				n++
-			}
-		}
-		return n
-	}
+	want := func(b []byte) int { return sharedByBytes(h, array, body, b) }
 	flip := func(at int) []byte {
 		b := bytes.Clone(body)
 		b[at] ^= 0x20
@@ -99,23 +87,31 @@ func FuzzSharedAgreesWithTheBytes(f *testing.F) {
 		if cut > 0 {
 			b = b[:first+int(cut)%(len(b)-first)]
 		}
-		d := min(len(b), len(body))
-		if i := firstDifference(b, body); i >= 0 {
-			d = i
-		}
-		want := 0
-		for _, end := range h.ends {
-			if array+int(end) <= d {
-				want++
-			}
-		}
+		want := sharedByBytes(h, array, body, b)
 		if got := h.Shared(b, array, new(Memo)); got != want {
-			t.Fatalf("shares %d messages, want %d (first difference at %d)", got, want, d)
+			t.Fatalf("shares %d messages, want %d (first difference at %d)", got, want, firstDifference(b, body))
 		}
 		if got := byMessage.Shared(b, array, new(Memo)); got != want {
 			t.Fatalf("checked message by message it shares %d messages, want %d", got, want)
 		}
 	})
+}
+
+// sharedByBytes returns what h.Shared must answer for b: how many of h's
+// messages end before the first byte where b differs from body, h's own,
+// whose messages array opens at body[array].
+func sharedByBytes(h *History, array int, body, b []byte) int {
+	d := min(len(b), len(body))
+	if i := firstDifference(b, body); i >= 0 {
+		d = i
+	}
+	n := 0
+	for _, end := range h.ends {
+		if array+int(end) <= d {
+			n++
+		}
+	}
+	return n
 }
 
 // firstDifference returns where a and b first differ, or -1 when one
