@@ -18,7 +18,7 @@
 //     what it learned of an earlier request must know the bytes are the
 //     same, and the fastest way to know is one pass of the fastest hash
 //     there is (XXH3, one call over the whole body here, where the handler
-//     hashes message by message).
+//     hashes stretches of 32 KiB, and messages where a body differs).
 //   - events: find where every line of an event stream ends, once. The
 //     handler learns which backend produced a thinking block from the
 //     stream that carries it, so it must split the stream into events as
@@ -37,6 +37,7 @@ package floor
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -101,6 +102,9 @@ func (h *Handler) Provision(caddy.Context) error {
 // its own.
 var bodies sync.Pool
 
+// maxBody bounds a body, as llm_thinking's max_body_size does.
+var maxBody int64 = 64 << 20
+
 // Counters of the work done, which keep the compiler from dropping it and
 // let tests see it done.
 var (
@@ -116,11 +120,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request, next caddyht
 		if b, ok := bodies.Get().(*[]byte); ok {
 			buf = (*b)[:0]
 		}
-		if r.ContentLength > 0 {
-			buf = slices.Grow(buf, int(r.ContentLength))
+		if r.ContentLength > 0 && r.ContentLength <= maxBody {
+			// ReadFrom wants MinRead bytes free before its last read.
+			buf = slices.Grow(buf, int(r.ContentLength)+bytes.MinRead)
 		}
 		body := bytes.NewBuffer(buf)
-		if _, err := body.ReadFrom(r.Body); err != nil {
+		if _, err := body.ReadFrom(http.MaxBytesReader(w, r.Body, maxBody)); err != nil {
+			if errors.As(err, new(*http.MaxBytesError)) {
+				return caddyhttp.Error(http.StatusRequestEntityTooLarge, err)
+			}
 			return caddyhttp.Error(http.StatusBadRequest, err)
 		}
 		buf = body.Bytes()

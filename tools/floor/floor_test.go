@@ -1,6 +1,7 @@
 package floor
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -92,6 +93,32 @@ func TestFloorCaddyfile(t *testing.T) {
 	for _, parts := range [][]string{{"hash"}, {"copy", "parse"}} {
 		if err := (&Handler{Parts: parts}).Provision(caddy.Context{}); err == nil {
 			t.Errorf("%v provisioned, want an error", parts)
+		}
+	}
+}
+
+// A body over the bound is refused with 413 and never reaches the next
+// handler: the floor holds bodies, so it bounds them as llm_thinking does.
+func TestFloorRefusesABodyOverTheBound(t *testing.T) {
+	defer func(n int64) { maxBody = n }(maxBody)
+	maxBody = 1 << 10
+	h := &Handler{Parts: []string{"copy"}}
+	if err := h.Provision(caddy.Context{}); err != nil {
+		t.Fatal(err)
+	}
+	reached := false
+	next := caddyhttp.HandlerFunc(func(http.ResponseWriter, *http.Request) error {
+		reached = true
+		return nil
+	})
+	for _, size := range []int{1 << 10, 1<<10 + 1} {
+		reached = false
+		req := httptest.NewRequest(http.MethodPost, "/v1/messages", strings.NewReader(strings.Repeat("x", size)))
+		err := h.ServeHTTP(httptest.NewRecorder(), req, next)
+		var he caddyhttp.HandlerError
+		over := size > 1<<10
+		if over != (errors.As(err, &he) && he.StatusCode == http.StatusRequestEntityTooLarge) || reached == over {
+			t.Errorf("%d bytes: error %v, next handler reached %v", size, err, reached)
 		}
 	}
 }
