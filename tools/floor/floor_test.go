@@ -2,11 +2,14 @@ package floor
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/caddyserver/caddy/v2"
@@ -120,5 +123,42 @@ func TestFloorRefusesABodyOverTheBound(t *testing.T) {
 		if over != (errors.As(err, &he) && he.StatusCode == http.StatusRequestEntityTooLarge) || reached == over {
 			t.Errorf("%d bytes: error %v, next handler reached %v", size, err, reached)
 		}
+	}
+}
+
+// Bodies are held in pooled buffers that go back when the body is closed:
+// under concurrent requests, each closing its body as a transport does,
+// every next handler reads its own body whole, none another's, and the
+// bodies hashed are those sent.
+func TestFloorPooledBodiesUnderConcurrency(t *testing.T) {
+	h := &Handler{Parts: []string{"copy", "hash"}}
+	if err := h.Provision(caddy.Context{}); err != nil {
+		t.Fatal(err)
+	}
+	const workers, each = 8, 50
+	var failures atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range each {
+				body := strings.Repeat(fmt.Sprintf("%d.%d,", w, i), 200+37*w+i)
+				next := caddyhttp.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) error {
+					got, err := io.ReadAll(r.Body)
+					r.Body.Close()
+					if err != nil || string(got) != body {
+						failures.Add(1)
+					}
+					return nil
+				})
+				req := httptest.NewRequest(http.MethodPost, "/v1/messages", strings.NewReader(body))
+				if err := h.ServeHTTP(httptest.NewRecorder(), req, next); err != nil {
+					failures.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := failures.Load(); n != 0 {
+		t.Fatalf("%d of %d requests reached the next handler with another body than their own", n, workers*each)
 	}
 }
