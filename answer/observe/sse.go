@@ -28,7 +28,18 @@ type SSE struct {
 	scratch  []byte
 	model    []byte // as message_start names it
 	usage    Usage  // as message_start and message_delta count it
+
+	// pending is the start of an event that the last Write cut, held
+	// until the Write that ends it when the Assembler stood between events
+	// (see stash): the event is then read whole, as the deltas that came
+	// before it were, instead of line by line.
+	pending  [maxPending]byte
+	nPending int
 }
+
+// maxPending bounds the start of an event an SSE holds in pending; a
+// larger one is the Assembler's to keep. Deltas are a few hundred bytes.
+const maxPending = 2 << 10
 
 // NewSSE returns an observer that calls complete exactly once, with every
 // finished thinking/redacted block (in the order they finished), when it
@@ -47,14 +58,23 @@ func NewSSE(complete func([]block.Observed)) *SSE {
 // reason to fail the copy to the client.
 func (s *SSE) Write(p []byte) (int, error) {
 	n := len(p)
-	if s.done {
-		return n, nil
+	if s.nPending > 0 && !s.done {
+		p = s.unstash(p)
 	}
+	if len(p) > 0 && !s.done {
+		s.write(p, true)
+	}
+	return n, nil
+}
+
+// write reads p, which follows what was read before; with stash, an
+// event p cuts may be held in pending (see stash).
+func (s *SSE) write(p []byte, stash bool) {
 	if s.between {
 		// Nearly every Write: deltas, which need nothing but their end
 		// when their block is not followed (text, tool input).
-		if p = p[s.deltas(p, false):]; len(p) == 0 || s.done {
-			return n, nil
+		if p = p[s.deltas(p, false):]; len(p) == 0 || s.done || stash && s.stash(p) {
+			return
 		}
 	}
 	s.events.Feed(p)
@@ -66,6 +86,10 @@ func (s *SSE) Write(p []byte) (int, error) {
 					break
 				}
 				continue
+			}
+			if stash && s.stash(raw) {
+				s.events.Skip(len(raw)) // the Assembler is left between events
+				break
 			}
 		}
 		f, ok := s.events.Next()
@@ -84,8 +108,61 @@ func (s *SSE) Write(p []byte) (int, error) {
 	if s.events.Overflow() {
 		s.quit()
 	}
-	return n, nil
 }
+
+// stash holds p, the start of an event and nothing more, which the
+// Assembler standing between events would otherwise read line by line and
+// keep in pieces; it reports false, holding nothing, when p holds a '\r'
+// or a blank line (p is more than an event's start), or is too large.
+// Upstreams flush a few KiB at a time, so nearly every Write of a long
+// answer ends inside an event.
+func (s *SSE) stash(p []byte) bool {
+	if len(p) > maxPending || bytes.IndexByte(p, '\r') >= 0 || bytes.Index(p, blankLine) >= 0 {
+		return false
+	}
+	s.nPending = copy(s.pending[:], p)
+	return true
+}
+
+// unstash completes the event in pending with the start of p and reads
+// it, and returns the rest of p. An event that p does not end either, if
+// there is room, stays pending; one that p continues with a '\r', or that
+// outgrows pending, is read as it came instead, and p after it.
+func (s *SSE) unstash(p []byte) []byte {
+	if len(p) == 0 {
+		return p
+	}
+	end := -1
+	if s.pending[s.nPending-1] == '\n' && p[0] == '\n' {
+		end = 1
+	} else if i := bytes.Index(p, blankLine); i >= 0 {
+		end = i + len(blankLine)
+	}
+	upTo := end
+	if end < 0 {
+		upTo = len(p)
+	}
+	if s.nPending+upTo > maxPending || bytes.IndexByte(p[:upTo], '\r') >= 0 {
+		s.readPending()
+		return p
+	}
+	s.nPending += copy(s.pending[s.nPending:], p[:upTo])
+	if end < 0 {
+		return nil
+	}
+	s.readPending()
+	return p[end:]
+}
+
+// readPending reads what pending holds and empties it.
+func (s *SSE) readPending() {
+	p := s.pending[:s.nPending]
+	s.nPending = 0
+	s.write(p, false)
+}
+
+// blankLine ends an event in a stream that holds no '\r'.
+var blankLine = []byte("\n\n")
 
 // settle records, after a Write that fed the Assembler, whether it is
 // left between events.
@@ -157,6 +234,7 @@ func (s *SSE) report() {
 // keep the observer until the response is fully copied.
 func (s *SSE) quit() {
 	s.done = true
+	s.nPending = 0
 	s.events.Release()
 	s.scratch = nil // the model stays readable
 	s.open, s.finished = nil, nil

@@ -51,3 +51,63 @@ func TestSSEFraming(t *testing.T) {
 		})
 	}
 }
+
+// TestSSEHoldsEventsCutBetweenWrites follows a long answer whose Writes end
+// inside events, as an upstream that flushes a few KiB at a time cuts it:
+// the start of the cut event is held until the Write that ends it (see
+// SSE.stash), and the answer must read as it does whole. The cuts fall in
+// text and thinking deltas, between the two newlines that end an event,
+// three Writes apart, before a '\r' that the rest of the event brings, and
+// inside an event too large to hold.
+func TestSSEHoldsEventsCutBetweenWrites(t *testing.T) {
+	big := strings.Repeat("a long thought ", 2*maxPending/15)
+	events := []string{messageStart, blockStart(0, startThinking)}
+	for i := range 40 {
+		events = append(events, thinkingDelta(0, `"step `+strings.Repeat("x", i)+`"`))
+	}
+	events = append(events, thinkingDelta(0, `"`+big+`"`), signatureDelta(0, `"sig"`), blockStop(0), blockStart(1, startText))
+	for range 40 {
+		events = append(events, textDelta(1, `"more text"`))
+	}
+	events = append(events, blockStop(1), messageDelta, messageStop)
+	stream := strings.Join(events, "")
+	var text strings.Builder
+	for i := range 40 {
+		text.WriteString("step " + strings.Repeat("x", i))
+	}
+	want := reported(thinking(0, text.String()+big, "sig"))
+	if got := observe(t, false, []byte(stream)); !got.equal(want) {
+		t.Fatalf("whole: got %v, want %v", got, want)
+	}
+	at := func(s string) int { return strings.Index(stream, s) }
+	firstText := at(`"more text"`)
+	crlf := stream[:firstText+14] + strings.ReplaceAll(stream[firstText+14:], "\n", "\r\n")
+	for _, tc := range []struct {
+		name   string
+		stream string
+		cuts   []int
+	}{
+		{"every 100 bytes", stream, nil},
+		{"between an event's two newlines", stream, []int{at("step x\"}}\n") + 10, at("step xx\"}}\n") + 11}},
+		{"an event across three Writes", stream, []int{at("step xxx\"") + 2, at("step xxx\"") + 6, at("step xxxx\"")}},
+		{"inside the event too large to hold", stream, []int{at(big) + maxPending/2, at(big) + maxPending + 10}},
+		{"then CRLF endings", crlf, []int{firstText + 5, firstText + 20}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := []byte(tc.stream)
+			var chunks [][]byte
+			if tc.cuts == nil {
+				chunks = split(p, 100)
+			} else {
+				last := 0
+				for _, c := range tc.cuts {
+					chunks, last = append(chunks, p[last:c]), c
+				}
+				chunks = append(chunks, p[last:])
+			}
+			if got := observe(t, false, chunks...); !got.equal(want) {
+				t.Fatalf("got %v, want %v", got, want)
+			}
+		})
+	}
+}
