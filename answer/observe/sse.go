@@ -61,22 +61,34 @@ func (s *SSE) Write(p []byte) (int, error) {
 	if s.nPending > 0 && !s.done {
 		p = s.unstash(p)
 	}
+	if s.between && !s.done {
+		// Nearly every Write: deltas, which need nothing but their end
+		// when their block is not followed (text, tool input).
+		if p = p[s.deltas(p, false):]; len(p) == 0 || s.done || s.stash(p) {
+			return n, nil
+		}
+	}
 	if len(p) > 0 && !s.done {
-		s.write(p, true)
+		s.feed(p, true)
 	}
 	return n, nil
 }
 
-// write reads p, which follows what was read before; with stash, an
-// event p cuts may be held in pending (see stash).
-func (s *SSE) write(p []byte, stash bool) {
+// write reads p, which follows what was read before, holding nothing in
+// pending.
+func (s *SSE) write(p []byte) {
 	if s.between {
-		// Nearly every Write: deltas, which need nothing but their end
-		// when their block is not followed (text, tool input).
-		if p = p[s.deltas(p, false):]; len(p) == 0 || s.done || stash && s.stash(p) {
+		if p = p[s.deltas(p, false):]; len(p) == 0 || s.done {
 			return
 		}
 	}
+	s.feed(p, false)
+}
+
+// feed reads p through the Assembler; with stash, the event p cuts may be
+// held in pending (see stash) when the Assembler passed over the whole
+// deltas before it.
+func (s *SSE) feed(p []byte, stash bool) {
 	s.events.Feed(p)
 	defer s.settle()
 	for !s.done {
@@ -158,7 +170,7 @@ func (s *SSE) unstash(p []byte) []byte {
 func (s *SSE) readPending() {
 	p := s.pending[:s.nPending]
 	s.nPending = 0
-	s.write(p, false)
+	s.write(p)
 }
 
 // blankLine ends an event in a stream that holds no '\r'.
