@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync"
 	"unsafe"
 
 	"github.com/zeebo/xxh3"
@@ -135,12 +136,12 @@ func (h *History) Shared(body []byte, array int, memo *Memo) int {
 	if n == 0 {
 		return 0
 	}
+	// One allocation of the room the pieces may take, not one per doubling.
+	memo.grow(n)
 	first := len(memo.pieces) == 0
 	if first {
 		memo.pieces = append(memo.pieces, h.First())
 	}
-	// One allocation of the room the pieces may take, not one per doubling.
-	memo.pieces = slices.Grow(memo.pieces, max(n-len(memo.pieces), 0))
 	from := 1
 	if first {
 		// Nothing of body was hashed: its stretches first. Once another
@@ -194,11 +195,44 @@ func (h *History) sharedStretches(body []byte, array int, memo *Memo) int {
 }
 
 // Memo remembers the digests of one body along the boundaries it was
-// hashed at (see History.Shared). The zero Memo is empty.
-type Memo struct{ pieces []Piece }
+// hashed at (see History.Shared). The zero Memo is empty. Its memory,
+// a piece per message of a body (kilobytes in a long conversation, on
+// every request), comes from the Memos released before it.
+type Memo struct {
+	pieces []Piece
+	box    *[]Piece // what pieces goes back to the pool in
+}
+
+// memos recycles the memory of released Memos (see Memo.Release).
+var memos sync.Pool // of *[]Piece
+
+// maxMemo bounds the pieces a released Memo keeps the memory of.
+const maxMemo = 16 << 10
+
+// grow makes room in m for n pieces in all, from a released Memo's
+// memory when m has none yet.
+func (m *Memo) grow(n int) {
+	if m.box == nil {
+		if m.box, _ = memos.Get().(*[]Piece); m.box == nil {
+			m.box = new([]Piece)
+		}
+		m.pieces = append((*m.box)[:0], m.pieces...)
+	}
+	m.pieces = slices.Grow(m.pieces, max(n-len(m.pieces), 0))
+}
 
 // Reset empties m for another body, keeping its memory.
 func (m *Memo) Reset() { m.pieces = m.pieces[:0] }
+
+// Release gives m's memory back for the Memos of other bodies and empties
+// m; m must not be used by anyone else afterwards.
+func (m *Memo) Release() {
+	if m.box != nil && cap(m.pieces) <= maxMemo {
+		*m.box = m.pieces[:0]
+		memos.Put(m.box)
+	}
+	m.pieces, m.box = nil, nil
+}
 
 // Opening is what a History is looked up by: the first message of a body
 // (see Resume).

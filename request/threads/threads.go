@@ -321,12 +321,14 @@ func (ts *Set) Keep(m *Match, save func(*thinking.Checkpoint)) {
 	ts.trim(t)
 }
 
-// release ends the request's use of the checkpoint it read with.
+// release ends the request's use of the checkpoint it read with, and of
+// the memory its body's digests were kept in.
 func (ts *Set) release(m *Match) {
 	if m.held != nil {
 		m.held.release()
 		m.held = nil
 	}
+	m.memo.Release()
 }
 
 // drop lets go of t's checkpoint; its last user recycles it.
