@@ -29,8 +29,11 @@ func Conversation(h http.Header, userID func() string) string {
 	if s := headerConversation(h); s != "" {
 		return s
 	}
-	return hashedID(sessionFromUserID(userID()))
+	return userConversation(userID())
 }
+
+// userConversation is the conversation metadata.user_id names, or "".
+func userConversation(userID string) string { return hashedID(sessionFromUserID(userID)) }
 
 // headerConversation is the conversation the headers name, or "".
 func headerConversation(h http.Header) string {

@@ -192,8 +192,9 @@ func (p *Policy) plan(req Request, r *replay) Plan {
 	pl := Plan{Body: req.Body}
 	var m *threads.Match
 	var find thinking.Finder
+	named := headerConversation(req.Header)
 	if p.Threads != nil {
-		m = threads.NewMatch(headerConversation(req.Header))
+		m = threads.NewMatch(named)
 		find = func(body []byte, o thinking.Opening) thinking.From { return p.Threads.Find(m, body, o) }
 	}
 	parsed, err := thinking.ResumeWith(req.Body, thinking.Resumption{Find: find, Meter: req.Meter, Heads: p.Heads})
@@ -208,7 +209,10 @@ func (p *Policy) plan(req Request, r *replay) Plan {
 	pl.Stream = parsed.Stream()
 	pl.Restored = parsed.Restored()
 	pl.Model = parsed.Model()
-	pl.Conversation = Conversation(req.Header, parsed.UserID)
+	pl.Conversation = named
+	if named == "" {
+		pl.Conversation = userConversation(parsed.UserID())
+	}
 
 	blocks := parsed.Blocks()
 	// Requests without any thinking (title generation, safety checks) share
