@@ -130,7 +130,7 @@ func (h *History) Size() int {
 // differs, then along h's message boundaries from there until a digest
 // differs. memo remembers what was hashed, so that other Histories checked
 // against the same body do not hash again the messages they share with
-// this one; reset it for another body.
+// this one; release it (Memo.Release) once done with the body.
 func (h *History) Shared(body []byte, array int, memo *Memo) int {
 	n := h.Len()
 	if n == 0 {
@@ -203,11 +203,9 @@ type Memo struct {
 	box    *[]Piece // what pieces goes back to the pool in
 }
 
-// memos recycles the memory of released Memos (see Memo.Release).
+// memos recycles the memory of released Memos (see Memo.Release), of at
+// most maxPooled pieces, as Requests are.
 var memos sync.Pool // of *[]Piece
-
-// maxMemo bounds the pieces a released Memo keeps the memory of.
-const maxMemo = 16 << 10
 
 // grow makes room in m for n pieces in all, from a released Memo's
 // memory when m has none yet.
@@ -221,13 +219,10 @@ func (m *Memo) grow(n int) {
 	m.pieces = slices.Grow(m.pieces, max(n-len(m.pieces), 0))
 }
 
-// Reset empties m for another body, keeping its memory.
-func (m *Memo) Reset() { m.pieces = m.pieces[:0] }
-
 // Release gives m's memory back for the Memos of other bodies and empties
 // m; m must not be used by anyone else afterwards.
 func (m *Memo) Release() {
-	if m.box != nil && cap(m.pieces) <= maxMemo {
+	if m.box != nil && cap(m.pieces) <= maxPooled {
 		*m.box = m.pieces[:0]
 		memos.Put(m.box)
 	}
