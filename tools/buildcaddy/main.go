@@ -3,7 +3,11 @@
 // plugins, replacements). Relative replacement paths are resolved against
 // the recipe's directory, so the plugin builds from this checkout.
 //
-//	go -C tools run ./buildcaddy [-recipe ../xcaddy.json] [-o ../caddy]
+//	go -C tools run ./buildcaddy [-recipe ../xcaddy.json] [-o ../caddy] [-symbols]
+//
+// With -symbols the binary keeps its symbol table, which xcaddy strips by
+// default, so that profilers outside Go's own (scripts/instructions,
+// valgrind) can name its functions.
 package main
 
 import (
@@ -23,11 +27,16 @@ import (
 func main() {
 	recipe := flag.String("recipe", "../xcaddy.json", "the build recipe, xcaddy Builder JSON")
 	output := flag.String("o", "../caddy", "where to write the binary")
+	symbols := flag.Bool("symbols", false, "keep the symbol table (xcaddy strips it by default)")
 	flag.Parse()
 
 	builder, err := load(*recipe)
 	if err != nil {
 		log.Fatal(err)
+	}
+	if *symbols && builder.BuildFlags == "" {
+		// xcaddy's own flags, less -ldflags "-w -s".
+		builder.BuildFlags = "-trimpath -tags nobadger,nomysql,nopgx"
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
