@@ -27,10 +27,12 @@ type Checkpoint struct {
 	head    uint64
 	valid   bool
 
-	// The structure of the messages, at offsets from arrayAt.
+	// The structure of the messages, at offsets from arrayAt, and the
+	// counts of their shapes.
 	messages []cmessage
 	content  []cpart
 	blocks   []cblock
+	shapes   shapes
 
 	// The tail is the body after the messages array, from tailAt: its
 	// length, digest and top-level members (at offsets from tailAt).
@@ -59,8 +61,13 @@ func (r *Request) restore() int {
 	// parts of a message the Request's own when a rewrite first asks for
 	// them. The blocks are what every request reads.
 	base := r.arrayAt
-	for _, c := range cp.messages[:n] {
-		r.shapes.count(message{reasoning: c.reasoning, misordered: c.misordered}, 1)
+	if n == len(cp.messages) {
+		// Nearly every request: all the last one's messages and more.
+		r.shapes.add(cp.shapes)
+	} else {
+		for _, c := range cp.messages[:n] {
+			r.shapes.count(message{reasoning: c.reasoning, misordered: c.misordered}, 1)
+		}
 	}
 	np := int(cp.messages[n-1].parts[1])
 	r.messages = slices.Grow(r.messages[:0], n)[:n]
@@ -175,6 +182,7 @@ func (r *Request) Save(cp *Checkpoint) {
 	cp.arrayAt = base
 	cp.head = r.headDigestOf()
 	cp.valid = r.validated
+	cp.shapes = r.shapes
 	// What is still as the checkpoint held it is copied as it is.
 	cp.messages = append(cp.messages[:0], r.lazyMessages...)
 	for _, m := range r.messages[len(r.lazyMessages):] {

@@ -183,6 +183,12 @@ func (s *shapes) count(m message, n int) {
 	}
 }
 
+// add adds the counts of o.
+func (s *shapes) add(o shapes) {
+	s.reasoning += o.reasoning
+	s.misordered += o.misordered
+}
+
 // reorderAt returns the message whose thinking must move to the front
 // although it holds no reasoning part, or -1: the first assistant message of
 // a trailing tool loop, which the API wants to start with thinking while
