@@ -230,8 +230,9 @@ func (p *Policy) plan(req Request, r *replay) Plan {
 	}
 	sc := scratches.Get().(*scratch)
 	defer sc.recycle()
-	for _, b := range blocks {
-		sc.keys = append(sc.keys, b.Key)
+	sc.keys = slices.Grow(sc.keys, len(blocks))
+	for i := range blocks {
+		sc.keys = append(sc.keys, blocks[i].Key)
 	}
 	rr := registry.Request{
 		Conversation: pl.Conversation,
@@ -275,16 +276,18 @@ func (p *Policy) plan(req Request, r *replay) Plan {
 	p.applyCapabilities(&pl, parsed, r)
 
 	pl.Decisions = decisionsFor(len(blocks))
-	for i, b := range blocks {
-		d := Decision{Kind: b.Kind, Message: int32(b.Message), Index: int32(b.Index), Key: b.Key, Origin: adm.Origins[i]}
-		d.Action, d.Reason = p.decide(d.Origin, pl.Target, adm.Mixed, adm.Refused[i], r.cautious())
+	sc.actions = slices.Grow(sc.actions, len(blocks))
+	cautious := r.cautious()
+	for i := range blocks {
+		b, d := &blocks[i], &pl.Decisions[i]
+		*d = Decision{Kind: b.Kind, Message: int32(b.Message), Index: int32(b.Index), Key: b.Key, Origin: adm.Origins[i]}
+		d.Action, d.Reason = p.decide(d.Origin, pl.Target, adm.Mixed, adm.Refused[i], cautious)
 		if b.Synthesized {
-			d.Action, d.Reason = p.decideSynthesized(d, pl.Target, b.Reasoning)
+			d.Action, d.Reason = p.decideSynthesized(*d, pl.Target, b.Reasoning)
 		}
 		if !pl.ThinkingCapable {
 			d.Action, d.Reason = thinking.Strip, ReasonModelNotCapable
 		}
-		pl.Decisions[i] = d
 		sc.actions = append(sc.actions, d.Action)
 	}
 	parsed.Output(req.Out)
