@@ -130,17 +130,21 @@ func (h *History) Size() int {
 // differs, then along h's message boundaries from there until a digest
 // differs. memo remembers what was hashed, so that other Histories checked
 // against the same body do not hash again the messages they share with
-// this one; release it (Memo.Release) once done with the body.
+// this one; release it (Memo.Release) once done with the body. memo is nil
+// when no other History will be checked against body: nothing is then
+// remembered, which spares a piece per message shared.
 func (h *History) Shared(body []byte, array int, memo *Memo) int {
 	n := h.Len()
 	if n == 0 {
 		return 0
 	}
-	// One allocation of the room the pieces may take, not one per doubling.
-	memo.grow(n)
-	first := len(memo.pieces) == 0
-	if first {
-		memo.pieces = append(memo.pieces, h.First())
+	first := memo == nil || len(memo.pieces) == 0
+	if memo != nil {
+		// One allocation of the room the pieces may take, not one per doubling.
+		memo.grow(n)
+		if first {
+			memo.pieces = append(memo.pieces, h.First())
+		}
 	}
 	from := 1
 	if first {
@@ -150,19 +154,23 @@ func (h *History) Shared(body []byte, array int, memo *Memo) int {
 	}
 	for i := from; i < n; i++ {
 		end := h.ends[i]
-		if i < len(memo.pieces) && memo.pieces[i].End == end {
-			if memo.pieces[i].Digest != h.digests[i] {
-				return i
+		if memo != nil {
+			if i < len(memo.pieces) && memo.pieces[i].End == end {
+				if memo.pieces[i].Digest != h.digests[i] {
+					return i
+				}
+				continue
 			}
-			continue
+			memo.pieces = memo.pieces[:i]
 		}
-		memo.pieces = memo.pieces[:i]
 		at, stop := array+int(h.ends[i-1]), array+int(end)
 		if stop > len(body) || stop <= at {
 			return i
 		}
 		d := chain(h.digests[i-1], body[at:stop])
-		memo.pieces = append(memo.pieces, Piece{end, d})
+		if memo != nil {
+			memo.pieces = append(memo.pieces, Piece{end, d})
+		}
 		if d != h.digests[i] {
 			return i
 		}
@@ -173,8 +181,8 @@ func (h *History) Shared(body []byte, array int, memo *Memo) int {
 // sharedStretches returns how many of the first messages of body are those
 // of h's stretches that body has, hashed stretch by stretch until one
 // differs (at least the first message, which the caller knows is h's), and
-// leaves their pieces in memo, which holds only the first: a stretch's
-// bytes being h's, so are the digests of the messages in it.
+// leaves their pieces in memo, unless nil, which holds only the first: a
+// stretch's bytes being h's, so are the digests of the messages in it.
 func (h *History) sharedStretches(body []byte, array int, memo *Memo) int {
 	prev, at, shared := uint64(digestStart), array, 1
 	for _, s := range h.stretches {
@@ -188,8 +196,10 @@ func (h *History) sharedStretches(body []byte, array int, memo *Memo) int {
 		}
 		prev, at, shared = d, stop, int(s.last)+1
 	}
-	for i := len(memo.pieces); i < shared; i++ {
-		memo.pieces = append(memo.pieces, Piece{h.ends[i], h.digests[i]})
+	if memo != nil {
+		for i := len(memo.pieces); i < shared; i++ {
+			memo.pieces = append(memo.pieces, Piece{h.ends[i], h.digests[i]})
+		}
 	}
 	return shared
 }

@@ -58,6 +58,12 @@ func TestSharedFindsWhereTheBodyFirstDiffers(t *testing.T) {
 		if fresh := byMessage.Shared(b, array, new(Memo)); fresh != got {
 			t.Fatalf("body %d: checked message by message it shares %d, want %d", i, fresh, got)
 		}
+		if alone := h.Shared(b, array, nil); alone != got {
+			t.Fatalf("body %d: without a memo it shares %d, want %d", i, alone, got)
+		}
+		if alone := byMessage.Shared(b, array, nil); alone != got {
+			t.Fatalf("body %d: without a memo, message by message, it shares %d, want %d", i, alone, got)
+		}
 		// The next body's Memo is made of this one's memory, pieces of
 		// another body in it: nothing of them may show through.
 		memo.Release()

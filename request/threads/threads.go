@@ -197,9 +197,15 @@ func (ts *Set) Find(m *Match, body []byte, o thinking.Opening) thinking.From {
 	}
 	ts.mu.Unlock()
 
+	// The memo spares a candidate the hashing another did before it; one
+	// alone needs none.
+	memo := &m.memo
+	if n == 1 {
+		memo = nil
+	}
 	best := -1
 	for i := range n {
-		shared := hists[i].Shared(body, o.Array, &m.memo)
+		shared := hists[i].Shared(body, o.Array, memo)
 		if best < 0 || shared > m.shared {
 			best, m.shared = i, shared
 		}
