@@ -280,7 +280,7 @@ func (p *Policy) plan(req Request, r *replay) Plan {
 	cautious := r.cautious()
 	for i := range blocks {
 		b, d := &blocks[i], &pl.Decisions[i]
-		*d = Decision{Kind: b.Kind, Message: int32(b.Message), Index: int32(b.Index), Key: b.Key, Origin: adm.Origins[i]}
+		*d = Decision{Kind: b.Kind, Message: b.Message, Index: b.Index, Key: b.Key, Origin: adm.Origins[i]}
 		d.Action, d.Reason = p.decide(d.Origin, pl.Target, adm.Mixed, adm.Refused[i], cautious)
 		if b.Synthesized {
 			d.Action, d.Reason = p.decideSynthesized(*d, pl.Target, b.Reasoning)

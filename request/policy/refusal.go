@@ -200,7 +200,7 @@ func (p *Policy) rememberRefusal(r Refusal) {
 	keys := make([]block.Key, 0, len(sent.Blocks()))
 	for _, b := range sent.Blocks() {
 		keys = append(keys, b.Key)
-		if b.Message == mi && b.Index == ci {
+		if int(b.Message) == mi && int(b.Index) == ci {
 			named, found = b.Key, true
 		}
 	}
@@ -217,7 +217,7 @@ func (p *Policy) rememberRefusal(r Refusal) {
 		if k == named && adm.Origins[i] == r.Backend {
 			refused = refused[:0]
 			for j, o := range adm.Origins {
-				if o == r.Backend && sent.Blocks()[j].Message >= from {
+				if o == r.Backend && int(sent.Blocks()[j].Message) >= from {
 					refused = append(refused, keys[j])
 				}
 			}

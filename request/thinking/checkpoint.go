@@ -2,6 +2,7 @@ package thinking
 
 import (
 	"slices"
+	"sort"
 	"unsafe"
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/jsonscan"
@@ -31,7 +32,7 @@ type Checkpoint struct {
 	// counts of their shapes.
 	messages []cmessage
 	content  []cpart
-	blocks   []cblock
+	blocks   []Block
 	shapes   shapes
 
 	// The tail is the body after the messages array, from tailAt: its
@@ -75,12 +76,11 @@ func (r *Request) restore() int {
 	r.lazyMessages, r.lazyParts, r.lazyBase = cp.messages[:n], cp.content[:np], base
 	r.taken = slices.Grow(r.taken[:0], n)[:n]
 	clear(r.taken)
-	for _, c := range cp.blocks {
-		if int(c.message) >= n {
-			break
-		}
-		r.blocks = append(r.blocks, c.expand())
+	k := len(cp.blocks) // nearly always: blocks of the messages taken
+	if k > 0 && int(cp.blocks[k-1].Message) >= n {
+		k = sort.Search(k, func(i int) bool { return int(cp.blocks[i].Message) >= n })
 	}
+	r.blocks = append(r.blocks, cp.blocks[:k]...)
 	r.restored, r.resumedAt = n, int(cp.messages[n-1].end)+base
 	r.prefixValid = cp.valid && base == cp.arrayAt && r.headDigestOf() == cp.head
 	return n
@@ -192,10 +192,7 @@ func (r *Request) Save(cp *Checkpoint) {
 	for _, p := range r.content[len(r.lazyParts):] {
 		cp.content = append(cp.content, compactPart(p, base))
 	}
-	cp.blocks = cp.blocks[:0]
-	for _, b := range r.blocks {
-		cp.blocks = append(cp.blocks, compactBlock(b))
-	}
+	cp.blocks = append(cp.blocks[:0], r.blocks...)
 
 	end := r.members[mi].value.End
 	if r.tailAt != end { // read this time, not restored
@@ -214,7 +211,7 @@ func (cp *Checkpoint) Size() int {
 	return int(unsafe.Sizeof(*cp)) +
 		cap(cp.messages)*int(unsafe.Sizeof(cmessage{})) +
 		cap(cp.content)*int(unsafe.Sizeof(cpart{})) +
-		cap(cp.blocks)*int(unsafe.Sizeof(cblock{})) +
+		cap(cp.blocks)*int(unsafe.Sizeof(Block{})) +
 		cap(cp.tailMembers)*int(unsafe.Sizeof(cmember{}))
 }
 

@@ -130,14 +130,30 @@ func TestResumeReadsFromWhereTheBodyDiffers(t *testing.T) {
 	for i, m := range req.messages {
 		ends[i] = m.end
 	}
+	if len(req.blocks) == 0 {
+		t.Fatal("fixture has no thinking block")
+	}
+	lastBlock := int(req.blocks[len(req.blocks)-1].Message) // its blocks are read, not restored
 	req.Release()
-	if len(ends) < 4 {
-		t.Fatalf("fixture has %d messages", len(ends))
+	if len(ends) < 4 || lastBlock < 1 {
+		t.Fatalf("fixture has %d messages, the last thinking block in message %d", len(ends), lastBlock)
 	}
 	flip := func(at int) []byte {
 		b := bytes.Clone(body)
 		b[at] ^= 0x20
 		return b
+	}
+	// flipIn flips the case of a letter in a string of message i, which
+	// leaves the body valid JSON.
+	flipIn := func(i int) []byte {
+		start := ends[i-1]
+		for at := bytes.LastIndex(body[start:ends[i]], []byte(`":"`)); at >= 0; at = bytes.LastIndex(body[start:start+at], []byte(`":"`)) {
+			if c := body[start+at+3] | 0x20; 'a' <= c && c <= 'z' {
+				return flip(start + at + 3)
+			}
+		}
+		t.Fatalf("message %d has no string that starts with a letter", i)
+		return nil
 	}
 	cases := []struct {
 		name   string
@@ -146,8 +162,9 @@ func TestResumeReadsFromWhereTheBodyDiffers(t *testing.T) {
 		prefix bool
 	}{
 		{"same body", body, len(ends), true},
-		{"second message", flip(ends[1] - 3), 1, true},
-		{"last message", flip(ends[len(ends)-1] - 3), len(ends) - 1, true},
+		{"second message", flipIn(1), 1, true},
+		{"last message", flipIn(len(ends) - 1), len(ends) - 1, true},
+		{"the last message with a thinking block", flipIn(lastBlock), lastBlock, true},
 		{"first message", flip(ends[0] - 3), -1, false},
 		{"shorter body", body[:ends[2]-1], -1, false},
 		{"another model, same length", flip(bytes.Index(body, []byte(`"model":"`)) + 9), len(ends), false},
@@ -167,6 +184,9 @@ func TestResumeReadsFromWhereTheBodyDiffers(t *testing.T) {
 				t.Fatalf("Resume err %v, Parse err %v", rerr, ferr)
 			}
 			if rerr != nil {
+				if c.shared > 0 {
+					t.Fatalf("a body that shares %d messages does not parse: %v", c.shared, rerr)
+				}
 				return
 			}
 			defer resumed.Release()

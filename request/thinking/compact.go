@@ -1,10 +1,6 @@
 package thinking
 
-import (
-	"math"
-
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/block"
-)
+import "math"
 
 // A checkpoint keeps what it learned of a body in a form half the size of
 // a Request's: offsets of 32 bits, relative to where the messages array
@@ -67,22 +63,6 @@ func compactPart(p part, base int) cpart {
 func (c cpart) at(base int) part {
 	return part{typ: c.typ, reasoning: c.reasoning, block: int(c.block), span: c.span.at(base),
 		thinking: c.thinking.at(base), signature: c.signature.at(base), value: c.value.at(base)}
-}
-
-// cblock is a Block, compact.
-type cblock struct {
-	kind                   block.Kind
-	synthesized, reasoning bool
-	message, index         int32
-	key                    block.Key
-}
-
-func compactBlock(b Block) cblock {
-	return cblock{kind: b.Kind, synthesized: b.Synthesized, reasoning: b.Reasoning, message: int32(b.Message), index: int32(b.Index), key: b.Key}
-}
-
-func (c cblock) expand() Block {
-	return Block{Kind: c.kind, Synthesized: c.synthesized, Reasoning: c.reasoning, Message: int(c.message), Index: int(c.index), Key: c.key}
 }
 
 // cmember is a top-level member, compact.

@@ -124,7 +124,7 @@ func sameBlocks(t *testing.T, got []Block, want []oracleBlock) {
 	}
 	for i, w := range want {
 		g := got[i]
-		if g.Kind != w.kind || g.Message != w.msg || g.Index != w.index || g.Key != w.key() {
+		if g.Kind != w.kind || int(g.Message) != w.msg || int(g.Index) != w.index || g.Key != w.key() {
 			t.Fatalf("block %d: Parse %+v, encoding/json %+v", i, g, w)
 		}
 	}

@@ -17,8 +17,8 @@ var ErrNotMessages = errors.New("not a Messages request: want an object with a m
 // Block is a thinking or redacted_thinking block of an assistant message.
 type Block struct {
 	Kind    block.Kind
-	Message int // index in messages
-	Index   int // index in that message's content
+	Message int32 // index in messages
+	Index   int32 // index in that message's content
 	// Key identifies the block by its whole content (text and signature, or
 	// redacted data), as the response that produced it was keyed.
 	Key block.Key
@@ -737,7 +737,7 @@ func (r *Request) addBlock(p *part, f block.Fields, msg, index int) error {
 	p.block = len(r.blocks)
 	sig := f.Signature.Of(r.body)
 	thinking := f.Kind == block.Thinking
-	r.blocks = append(r.blocks, Block{Kind: f.Kind, Message: msg, Index: index, Key: key,
+	r.blocks = append(r.blocks, Block{Kind: f.Kind, Message: int32(msg), Index: int32(index), Key: key,
 		Synthesized: thinking && block.IsSynthesized(sig), Reasoning: thinking && block.IsReasoning(sig)})
 	return nil
 }
