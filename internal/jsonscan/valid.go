@@ -164,19 +164,15 @@ func Plain(s []byte) bool {
 		return true
 	}
 	// Two words a step: the loop and the constants cost once for both.
+	// The last bytes are read in a word that ends where s ends, which
+	// overlaps the words before it.
 	le := binary.LittleEndian
-	var m uint64
-	i := 0
-	for ; i+16 <= n; i += 16 {
-		w := s[i : i+16]
-		m |= plainWord(le.Uint64(w)) | plainWord(le.Uint64(w[8:]))
+	m := plainWord(le.Uint64(s[n-8:]))
+	for rest := s; len(rest) >= 16; rest = rest[16:] {
+		m |= plainWord(le.Uint64(rest)) | plainWord(le.Uint64(rest[8:]))
 	}
-	if i+8 <= n {
-		m |= plainWord(le.Uint64(s[i:]))
-		i += 8
-	}
-	if i < n { // the last bytes, in a word that overlaps
-		m |= plainWord(le.Uint64(s[n-8:]))
+	if n&8 != 0 { // a word is left between the pairs and the last word
+		m |= plainWord(le.Uint64(s[n&^15:]))
 	}
 	return m&highs == 0
 }
