@@ -143,6 +143,8 @@ func FuzzRewrite(f *testing.F) {
 	f.Add(fixtureOfSize(f, 16<<10), uint64(99))
 	f.Add([]byte(obj(messages(user("do"), assistant(text("x"), reasoning5("a", "s"), redactedReasoning("r"), toolUse("t1")), toolResult("t1")), enabled)), uint64(3))
 	f.Add([]byte(obj(messages(user("do"), assistant(text("x"), th("", "s"), toolUse("t1")), toolResult("t1")), adaptive)), uint64(5))
+	// Configs the API refuses for their type, which are not malformed JSON.
+	f.Add([]byte(`{"thinking":true,"metadata":1,"context_management":null,"messages":[]}`), uint64(21))
 	// A long opening before the messages, which Heads remembers.
 	f.Add(openedBy(strings.Repeat("s ", minHead), model, enabled, stream), uint64(11))
 

@@ -422,9 +422,14 @@ func (r *Request) topMember(keyStart int, key []byte, v int) (int, error) {
 
 func (r *Request) thinkingConfig(v int) (int, error) {
 	b := r.body
+	r.thinkingDisplay = false
+	if b[v] != '{' {
+		// Not a config the API takes (it refuses the request): nothing in
+		// it to read, and the request goes on as it came.
+		return skipValue(b, v)
+	}
 	it := jsonscan.Members(b, v)
 	var buf [32]byte
-	r.thinkingDisplay = false
 	for key, v, ok := it.Next(); ok; key, v, ok = it.Next() {
 		name := jsonscan.Name(key, &buf)
 		switch string(name) {
@@ -498,6 +503,9 @@ func count(lit []byte) int {
 
 func (r *Request) metadata(v int) (int, error) {
 	b := r.body
+	if b[v] != '{' { // names no user, as any other value the API refuses
+		return skipValue(b, v)
+	}
 	it := jsonscan.Members(b, v)
 	var buf [32]byte
 	for key, v, ok := it.Next(); ok; key, v, ok = it.Next() {
@@ -514,6 +522,10 @@ func (r *Request) metadata(v int) (int, error) {
 
 func (r *Request) contextManagement(v int) (int, error) {
 	b := r.body
+	if b[v] != '{' { // no edits, as any other value the API refuses
+		r.contextOnlyEdits = false
+		return skipValue(b, v)
+	}
 	it := jsonscan.Members(b, v)
 	var buf [32]byte
 	n, edits := 0, 0

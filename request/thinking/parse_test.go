@@ -137,6 +137,26 @@ func TestParseRejects(t *testing.T) {
 	}
 }
 
+// TestParseTakesConfigsThatAreNotObjects: a thinking, metadata or
+// context_management member of another type is a request the API refuses,
+// not malformed JSON; it is read as configuring nothing and goes on as it
+// came (FuzzRewrite found "thinking":true rejected as a syntax error).
+func TestParseTakesConfigsThatAreNotObjects(t *testing.T) {
+	for _, v := range []string{`true`, `null`, `1`, `"enabled"`, `[{"type":"enabled"}]`} {
+		for _, member := range []string{"thinking", "metadata", "context_management"} {
+			body := `{"` + member + `":` + v + `,"messages":[{"role":"assistant","content":[{"type":"thinking","thinking":"t","signature":"s"}]}]}`
+			req, err := Parse([]byte(body))
+			if err != nil {
+				t.Fatalf("%s: %v", body, err)
+			}
+			if len(req.Blocks()) != 1 || req.ThinkingType() != "" || req.UserID() != "" || req.contextEdits != (span{}) {
+				t.Fatalf("%s: %d blocks, thinking type %q, user %q, edits %v", body, len(req.Blocks()), req.ThinkingType(), req.UserID(), req.contextEdits)
+			}
+			req.Release()
+		}
+	}
+}
+
 func TestModel(t *testing.T) {
 	for body, want := range map[string]string{
 		`{"model":"claude-sonnet-4-5","messages":[]}`:      "claude-sonnet-4-5",
