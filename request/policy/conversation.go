@@ -26,14 +26,17 @@ const MaxID = 128
 // for the session): the scope is its hash, whatever its length, and that is
 // all the registry stores and the logs show.
 func Conversation(h http.Header, userID func() string) string {
-	if s := headerConversation(h); s != "" {
-		return s
-	}
-	return userConversation(userID())
+	return conversationOf(headerConversation(h), userID)
 }
 
-// userConversation is the conversation metadata.user_id names, or "".
-func userConversation(userID string) string { return hashedID(sessionFromUserID(userID)) }
+// conversationOf is Conversation for a request whose headers name the
+// conversation named ("" when they name none).
+func conversationOf(named string, userID func() string) string {
+	if named != "" {
+		return named
+	}
+	return hashedID(sessionFromUserID(userID()))
+}
 
 // headerConversation is the conversation the headers name, or "".
 func headerConversation(h http.Header) string {

@@ -209,10 +209,7 @@ func (p *Policy) plan(req Request, r *replay) Plan {
 	pl.Stream = parsed.Stream()
 	pl.Restored = parsed.Restored()
 	pl.Model = parsed.Model()
-	pl.Conversation = named
-	if named == "" {
-		pl.Conversation = userConversation(parsed.UserID())
-	}
+	pl.Conversation = conversationOf(named, parsed.UserID)
 
 	blocks := parsed.Blocks()
 	// Requests without any thinking (title generation, safety checks) share
