@@ -138,39 +138,26 @@ func (h *History) Shared(body []byte, array int, memo *Memo) int {
 	if n == 0 {
 		return 0
 	}
-	first := memo == nil || len(memo.pieces) == 0
-	if memo != nil {
-		// One allocation of the room the pieces may take, not one per doubling.
-		memo.grow(n)
-		if first {
-			memo.pieces = append(memo.pieces, h.First())
-		}
-	}
 	from := 1
-	if first {
+	if memo.begin(h) {
 		// Nothing of body was hashed: its stretches first. Once another
 		// History's pieces are in memo, they are compared instead.
 		from = h.sharedStretches(body, array, memo)
 	}
 	for i := from; i < n; i++ {
 		end := h.ends[i]
-		if memo != nil {
-			if i < len(memo.pieces) && memo.pieces[i].End == end {
-				if memo.pieces[i].Digest != h.digests[i] {
-					return i
-				}
-				continue
+		if d, ok := memo.digest(i, end); ok {
+			if d != h.digests[i] {
+				return i
 			}
-			memo.pieces = memo.pieces[:i]
+			continue
 		}
 		at, stop := array+int(h.ends[i-1]), array+int(end)
 		if stop > len(body) || stop <= at {
 			return i
 		}
 		d := chain(h.digests[i-1], body[at:stop])
-		if memo != nil {
-			memo.pieces = append(memo.pieces, Piece{end, d})
-		}
+		memo.set(i, Piece{end, d})
 		if d != h.digests[i] {
 			return i
 		}
@@ -181,8 +168,8 @@ func (h *History) Shared(body []byte, array int, memo *Memo) int {
 // sharedStretches returns how many of the first messages of body are those
 // of h's stretches that body has, hashed stretch by stretch until one
 // differs (at least the first message, which the caller knows is h's), and
-// leaves their pieces in memo, unless nil, which holds only the first: a
-// stretch's bytes being h's, so are the digests of the messages in it.
+// leaves their pieces in memo, which holds only the first: a stretch's
+// bytes being h's, so are the digests of the messages in it.
 func (h *History) sharedStretches(body []byte, array int, memo *Memo) int {
 	prev, at, shared := uint64(digestStart), array, 1
 	for _, s := range h.stretches {
@@ -196,11 +183,7 @@ func (h *History) sharedStretches(body []byte, array int, memo *Memo) int {
 		}
 		prev, at, shared = d, stop, int(s.last)+1
 	}
-	if memo != nil {
-		for i := len(memo.pieces); i < shared; i++ {
-			memo.pieces = append(memo.pieces, Piece{h.ends[i], h.digests[i]})
-		}
-	}
+	memo.fill(h, shared)
 	return shared
 }
 
@@ -216,6 +199,52 @@ type Memo struct {
 // memos recycles the memory of released Memos (see Memo.Release), of at
 // most maxPooled pieces, as Requests are.
 var memos sync.Pool // of *[]Piece
+
+// The methods below are what History.Shared asks of its memo; a nil Memo
+// remembers nothing, and knows no digest.
+
+// begin readies m for checking h against its body, and reports whether
+// nothing of the body was hashed yet: m then holds h's first piece, which
+// the caller knows the body shares.
+func (m *Memo) begin(h *History) bool {
+	if m == nil {
+		return true
+	}
+	// One allocation of the room the pieces may take, not one per doubling.
+	m.grow(h.Len())
+	if len(m.pieces) > 0 {
+		return false
+	}
+	m.pieces = append(m.pieces, h.First())
+	return true
+}
+
+// fill gives m h's pieces of its first n messages that m lacks.
+func (m *Memo) fill(h *History, n int) {
+	if m == nil {
+		return
+	}
+	for i := len(m.pieces); i < n; i++ {
+		m.pieces = append(m.pieces, Piece{h.ends[i], h.digests[i]})
+	}
+}
+
+// digest returns the digest of the body up to end, the end of its i-th
+// message, when m holds it.
+func (m *Memo) digest(i int, end uint32) (uint64, bool) {
+	if m == nil || i >= len(m.pieces) || m.pieces[i].End != end {
+		return 0, false
+	}
+	return m.pieces[i].Digest, true
+}
+
+// set makes p m's i-th piece and its last: what m held from i on was
+// hashed along other boundaries. m holds at least i pieces.
+func (m *Memo) set(i int, p Piece) {
+	if m != nil {
+		m.pieces = append(m.pieces[:i], p)
+	}
+}
 
 // grow makes room in m for n pieces in all, from a released Memo's
 // memory when m has none yet.

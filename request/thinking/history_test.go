@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -67,6 +68,33 @@ func TestSharedFindsWhereTheBodyFirstDiffers(t *testing.T) {
 		// The next body's Memo is made of this one's memory, pieces of
 		// another body in it: nothing of them may show through.
 		memo.Release()
+	}
+}
+
+// TestSharedThroughAMemoOfOtherBoundaries: a memo filled along one
+// History's messages gives another History, checked against the same body,
+// none of its digests past where the two Histories' messages end apart.
+func TestSharedThroughAMemoOfOtherBoundaries(t *testing.T) {
+	a := fixtureOfSize(t, 128<<10)
+	req := mustParse(t, a)
+	ha, array := req.History(), req.arrayAt
+	req.Release()
+	k := ha.Len() / 2
+	at := array + int(ha.ends[k-1]) + 2 // inside message k, past its '{'
+	if a[at-2] != ',' || a[at-1] != '{' {
+		t.Fatalf("message %d does not start as %q: %q", k, ",{", a[at-2:at])
+	}
+	b := slices.Concat(a[:at], []byte(" "), a[at:])
+	req = mustParse(t, b)
+	hb := req.History()
+	req.Release()
+	var memo Memo
+	defer memo.Release()
+	if got := ha.Shared(b, array, &memo); got != k {
+		t.Fatalf("the first History shares %d messages, want %d", got, k)
+	}
+	if got := hb.Shared(b, array, &memo); got != hb.Len() {
+		t.Fatalf("through the memo the first left, the body's own History shares %d messages, want all %d", got, hb.Len())
 	}
 }
 
