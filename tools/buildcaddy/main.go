@@ -34,7 +34,12 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if *symbols && builder.BuildFlags == "" {
+	if *symbols {
+		if builder.BuildFlags != "" {
+			// xcaddy strips nothing of its own then: the recipe's flags
+			// say what is kept, and -symbols would change nothing.
+			log.Fatalf("-symbols: %s sets build_flags (%q), which decide what the binary keeps", *recipe, builder.BuildFlags)
+		}
 		// xcaddy's own flags, less -ldflags "-w -s".
 		builder.BuildFlags = "-trimpath -tags nobadger,nomysql,nopgx"
 	}
