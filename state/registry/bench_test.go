@@ -100,3 +100,27 @@ func BenchmarkAdmitNextRequest(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n*lookupBatch), "ns/block")
 }
+
+// BenchmarkAdmitNextRequestUnknownHistory replays lookupBatch blocks the
+// registry never learned (a history from before the gateway) again and
+// again, tracked, while the registry learns nothing: what the bench's
+// loads send, whose answers are all alike.
+func BenchmarkAdmitNextRequestUnknownHistory(b *testing.B) {
+	r, _ := fullRegistry(b)
+	r.StartThread(1)
+	req := Request{Conversation: "c", Thread: 1, Backend: "anthropic", Track: true, Keys: make([]block.Key, lookupBatch)}
+	for j := range req.Keys {
+		req.Keys[j] = benchKey(benchBlocks + 1 + j)
+	}
+	n := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		a := r.Admit(req)
+		if a.Origins[0] != "" {
+			b.Fatalf("an unknown block comes from %q", a.Origins[0])
+		}
+		req.Origins, req.Refused = a.Origins, a.Refused
+		n++
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n*lookupBatch), "ns/block")
+}

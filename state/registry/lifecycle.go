@@ -149,19 +149,31 @@ func (r *Registry) Admit(req Request) Admission {
 // the index: a long conversation replays hundreds of blocks on every
 // request, and in a large registry each index lookup is a cache miss or
 // two. A slot is only trusted while it still holds its key (a removed
-// entry is zeroed, a reused one holds another key). The slice is reused
-// by the next call.
+// entry is zeroed, a reused one holds another key). The blocks of c's
+// latest request that the registry did not know are not looked for again
+// while it has added no key since: history from before the gateway, or
+// forgotten, is unknown on every request. The slice is reused by the next
+// call.
 func (r *Registry) lookup(c *thread, keys []block.Key) []slot {
 	r.slots = slices.Grow(r.slots[:0], len(keys))[:len(keys)]
-	var seen []slot
+	var seenKeys []block.Key
+	var seenSlots []slot
+	stillUnknown := false
 	if c != nil {
-		seen = c.slots
+		seenKeys, seenSlots = c.replayed, c.slots
+		stillUnknown = c.slotsAt == r.blocks.added
 	}
 	for i, k := range keys {
-		if i < len(seen) && seen[i] != 0 && r.blocks.entries.at(seen[i]).key == k && k != (block.Key{}) {
-			r.blocks.touch(seen[i])
-			r.slots[i] = seen[i]
-			continue
+		if i < len(seenSlots) && seenKeys[i] == k {
+			switch at := seenSlots[i]; {
+			case at == 0 && stillUnknown:
+				r.slots[i] = 0
+				continue
+			case at != 0 && r.blocks.entries.at(at).key == k && k != (block.Key{}):
+				r.blocks.touch(at)
+				r.slots[i] = at
+				continue
+			}
 		}
 		r.slots[i] = r.blocks.get(k)
 	}
@@ -187,6 +199,7 @@ func (r *Registry) advance(c *thread, keys []block.Key, slots []slot) {
 		c.zeros += r.holdAll(c, slots[n:])
 		c.replayed = append(c.replayed, keys[n:]...)
 		c.slots = append(c.slots[:n], slots[n:]...)
+		c.slotsAt = r.blocks.added
 		return
 	}
 	clear(r.present)
@@ -204,6 +217,7 @@ func (r *Registry) advance(c *thread, keys []block.Key, slots []slot) {
 	c.zeros, c.evicted = r.holdAll(c, slots), 0
 	c.replayed = append(c.replayed[:0], keys...)
 	c.slots = append(c.slots[:0], slots...)
+	c.slotsAt = r.blocks.added
 }
 
 // expireOrphans releases the blocks c's responses produced that it still

@@ -698,3 +698,28 @@ func TestAThreadHoldsABlockThatCameBackWhereItWas(t *testing.T) {
 	}
 	checkInvariantsAt(t, r, 0)
 }
+
+// A thread's next request does not look for the blocks its last request
+// replayed that the registry did not know, unless the registry learned a
+// block since: one learned in between, from any thread or none, is found,
+// and so is a known block sent where an unknown one was.
+func TestAThreadFindsWhatWasLearnedSinceItsLastRequest(t *testing.T) {
+	r, _ := newTestRegistry(t, Config{})
+	r.Observe(tid("other"), "glm", key("g"))
+	origins := func(a Admission) []string { return slices.Clone(a.Origins) }
+	if got := origins(admit(r, "c", "A", true, "u1", "u2", "u3")); !slices.Equal(got, []string{"", "", ""}) {
+		t.Fatalf("origins = %q, want none known", got)
+	}
+	r.Observe(tid("other"), "glm", key("g")) // known already: nothing learned
+	if got := origins(admit(r, "c", "A", true, "u1", "g", "u3")); !slices.Equal(got, []string{"", "glm", ""}) {
+		t.Fatalf("with g where u2 was: origins = %q", got)
+	}
+	r.Observe(tid("other"), "B", key("u3"))
+	if got := origins(admit(r, "c", "A", true, "u1", "g", "u3")); !slices.Equal(got, []string{"", "glm", "B"}) {
+		t.Fatalf("after u3 was learned in another thread: origins = %q", got)
+	}
+	r.Observe(0, "B", key("u1"))
+	if got := origins(admit(r, "c", "A", false, "u1", "g", "u3")); !slices.Equal(got, []string{"B", "glm", "B"}) {
+		t.Fatalf("after u1 was learned outside any thread: origins = %q", got)
+	}
+}

@@ -46,6 +46,9 @@ type slab struct {
 	head, tail slot // most and least recently used
 	max        int
 	extras     map[slot]*extra
+	// added counts the keys ever added: a key absent while it read some
+	// value is absent still while it reads the same (see thread.slotsAt).
+	added uint64
 }
 
 func newSlab(max int) slab {
@@ -85,6 +88,7 @@ func (s *slab) add(k block.Key) slot {
 	}
 	*s.entries.at(at) = entry{key: k}
 	s.index.insert(k, at)
+	s.added++
 	s.pushFront(at)
 	return at
 }

@@ -29,7 +29,10 @@ type thread struct {
 	evicted  int
 	// slots are where the replayed blocks were found, 0 for unknown ones:
 	// the next request finds them there without the index (see lookup).
-	slots []slot
+	// slotsAt is the slab's added count when they were found: until the
+	// slab adds a key, the unknown ones are still unknown.
+	slots   []slot
+	slotsAt uint64
 }
 
 // StartThread begins the lifecycle of thread id: from now on the blocks
