@@ -151,28 +151,29 @@ func (r *Registry) Admit(req Request) Admission {
 // two. A slot is only trusted while it still holds its key (a removed
 // entry is zeroed, a reused one holds another key). The blocks of c's
 // latest request that the registry did not know are not looked for again
-// while it has added no key since: history from before the gateway, or
-// forgotten, is unknown on every request. The slice is reused by the next
-// call.
+// either, unless it added them since (or added too many keys to tell):
+// history from before the gateway, or forgotten, is unknown on every
+// request. The slice is reused by the next call.
 func (r *Registry) lookup(c *thread, keys []block.Key) []slot {
 	r.slots = slices.Grow(r.slots[:0], len(keys))[:len(keys)]
 	var seenKeys []block.Key
 	var seenSlots []slot
-	stillUnknown := false
 	if c != nil {
 		seenKeys, seenSlots = c.replayed, c.slots
-		stillUnknown = c.slotsAt == r.blocks.added
 	}
 	for i, k := range keys {
-		if i < len(seenSlots) && seenKeys[i] == k {
-			switch at := seenSlots[i]; {
-			case at == 0 && stillUnknown:
-				r.slots[i] = 0
-				continue
-			case at != 0 && r.blocks.entries.at(at).key == k && k != (block.Key{}):
-				r.blocks.touch(at)
-				r.slots[i] = at
-				continue
+		if i < len(seenSlots) {
+			if at := seenSlots[i]; at != 0 {
+				if r.blocks.entries.at(at).key == k && k != (block.Key{}) {
+					r.blocks.touch(at)
+					r.slots[i] = at
+					continue
+				}
+			} else if seenKeys[i] == k {
+				if added, known := r.blocks.addedSince(c.slotsAt, k); known && !added {
+					r.slots[i] = 0
+					continue
+				}
 			}
 		}
 		r.slots[i] = r.blocks.get(k)

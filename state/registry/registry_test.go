@@ -700,26 +700,32 @@ func TestAThreadHoldsABlockThatCameBackWhereItWas(t *testing.T) {
 }
 
 // A thread's next request does not look for the blocks its last request
-// replayed that the registry did not know, unless the registry learned a
-// block since: one learned in between, from any thread or none, is found,
-// and so is a known block sent where an unknown one was.
+// replayed that the registry did not know, unless the registry learned
+// them since: one learned in between, from any thread or none, is found,
+// whether few keys were learned since or more than the registry remembers
+// the latest of, and so is a known block sent where an unknown one was.
 func TestAThreadFindsWhatWasLearnedSinceItsLastRequest(t *testing.T) {
 	r, _ := newTestRegistry(t, Config{})
 	r.Observe(tid("other"), "glm", key("g"))
 	origins := func(a Admission) []string { return slices.Clone(a.Origins) }
-	if got := origins(admit(r, "c", "A", true, "u1", "u2", "u3")); !slices.Equal(got, []string{"", "", ""}) {
+	if got := origins(admit(r, "c", "A", true, "u1", "u2", "u3", "u4")); !slices.Equal(got, []string{"", "", "", ""}) {
 		t.Fatalf("origins = %q, want none known", got)
 	}
 	r.Observe(tid("other"), "glm", key("g")) // known already: nothing learned
-	if got := origins(admit(r, "c", "A", true, "u1", "g", "u3")); !slices.Equal(got, []string{"", "glm", ""}) {
+	if got := origins(admit(r, "c", "A", true, "u1", "g", "u3", "u4")); !slices.Equal(got, []string{"", "glm", "", ""}) {
 		t.Fatalf("with g where u2 was: origins = %q", got)
 	}
+	r.Observe(tid("other"), "glm", key("new1"))
 	r.Observe(tid("other"), "B", key("u3"))
-	if got := origins(admit(r, "c", "A", true, "u1", "g", "u3")); !slices.Equal(got, []string{"", "glm", "B"}) {
+	r.Observe(tid("other"), "glm", key("new2"))
+	if got := origins(admit(r, "c", "A", true, "u1", "g", "u3", "u4")); !slices.Equal(got, []string{"", "glm", "B", ""}) {
 		t.Fatalf("after u3 was learned in another thread: origins = %q", got)
 	}
 	r.Observe(0, "B", key("u1"))
-	if got := origins(admit(r, "c", "A", false, "u1", "g", "u3")); !slices.Equal(got, []string{"B", "glm", "B"}) {
-		t.Fatalf("after u1 was learned outside any thread: origins = %q", got)
+	for i := range recentKeys {
+		r.Observe(0, "glm", key(fmt.Sprint("more", i)))
+	}
+	if got := origins(admit(r, "c", "A", true, "u1", "g", "u3", "u4")); !slices.Equal(got, []string{"B", "glm", "B", ""}) {
+		t.Fatalf("after u1 and %d more were learned: origins = %q", recentKeys, got)
 	}
 }

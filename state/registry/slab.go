@@ -46,10 +46,16 @@ type slab struct {
 	head, tail slot // most and least recently used
 	max        int
 	extras     map[slot]*extra
-	// added counts the keys ever added: a key absent while it read some
-	// value is absent still while it reads the same (see thread.slotsAt).
-	added uint64
+	// added counts the keys ever added; recent holds the latest of them,
+	// the n-th at recent[n%len(recent)] (see addedSince).
+	added  uint64
+	recent [recentKeys]block.Key
 }
+
+// recentKeys is how many of the latest added keys a slab remembers: those
+// of the answers a conversation's next request follows, when the gateway
+// is not busy with others.
+const recentKeys = 8
 
 func newSlab(max int) slab {
 	return slab{index: newIndex(), entries: newEntries(), max: max, extras: make(map[slot]*extra)}
@@ -67,6 +73,20 @@ func (s *slab) get(k block.Key) slot {
 		s.touch(at)
 	}
 	return at
+}
+
+// addedSince reports whether k was added since the slab's added count was
+// n; known is false when more keys were added since than it remembers.
+func (s *slab) addedSince(n uint64, k block.Key) (added, known bool) {
+	if s.added-n > recentKeys {
+		return false, false
+	}
+	for ; n < s.added; n++ {
+		if s.recent[n%recentKeys] == k {
+			return true, true
+		}
+	}
+	return false, true
 }
 
 // touch makes the entry at the most recently used.
@@ -88,6 +108,7 @@ func (s *slab) add(k block.Key) slot {
 	}
 	*s.entries.at(at) = entry{key: k}
 	s.index.insert(k, at)
+	s.recent[s.added%recentKeys] = k
 	s.added++
 	s.pushFront(at)
 	return at

@@ -29,8 +29,8 @@ type thread struct {
 	evicted  int
 	// slots are where the replayed blocks were found, 0 for unknown ones:
 	// the next request finds them there without the index (see lookup).
-	// slotsAt is the slab's added count when they were found: until the
-	// slab adds a key, the unknown ones are still unknown.
+	// slotsAt is the slab's added count when they were found: an unknown
+	// one is unknown still unless the slab added it since.
 	slots   []slot
 	slotsAt uint64
 }
