@@ -169,11 +169,9 @@ func (r *Registry) lookup(c *thread, keys []block.Key) []slot {
 					r.slots[i] = at
 					continue
 				}
-			} else if seenKeys[i] == k {
-				if added, known := r.blocks.addedSince(c.slotsAt, k); known && !added {
-					r.slots[i] = 0
-					continue
-				}
+			} else if seenKeys[i] == k && r.blocks.stillAbsent(k, c.slotsAt) {
+				r.slots[i] = 0
+				continue
 			}
 		}
 		r.slots[i] = r.blocks.get(k)

@@ -47,7 +47,7 @@ type slab struct {
 	max        int
 	extras     map[slot]*extra
 	// added counts the keys ever added; recent holds the latest of them,
-	// the n-th at recent[n%len(recent)] (see addedSince).
+	// the n-th at recent[n%len(recent)] (see stillAbsent).
 	added  uint64
 	recent [recentKeys]block.Key
 }
@@ -75,18 +75,19 @@ func (s *slab) get(k block.Key) slot {
 	return at
 }
 
-// addedSince reports whether k was added since the slab's added count was
-// n; known is false when more keys were added since than it remembers.
-func (s *slab) addedSince(n uint64, k block.Key) (added, known bool) {
+// stillAbsent reports whether k, absent when the slab's added count was n,
+// is known to be absent still: it is not among the keys added since, and
+// the slab remembers all of those.
+func (s *slab) stillAbsent(k block.Key, n uint64) bool {
 	if s.added-n > recentKeys {
-		return false, false
+		return false
 	}
 	for ; n < s.added; n++ {
 		if s.recent[n%recentKeys] == k {
-			return true, true
+			return false
 		}
 	}
-	return false, true
+	return true
 }
 
 // touch makes the entry at the most recently used.
