@@ -15,7 +15,10 @@ import (
 // capture256KiB is the captured --continue request of Claude Code grown
 // to 256 KiB of history, as the bench's load a sends, with its metadata
 // (and so its conversation's name) taken out when anonymous.
-func capture256KiB(b *testing.B, anonymous bool) []byte {
+func capture256KiB(b *testing.B, anonymous bool) []byte { return captureOfSize(b, 256<<10, anonymous) }
+
+// captureOfSize is capture256KiB grown to size bytes.
+func captureOfSize(b *testing.B, size int, anonymous bool) []byte {
 	b.Helper()
 	raw, err := os.ReadFile("../../testdata/claude-code-2.1.328/capture-3-continue-replays-thinking.json")
 	if err != nil {
@@ -25,7 +28,7 @@ func capture256KiB(b *testing.B, anonymous bool) []byte {
 	if err := json.Compact(&compact, raw); err != nil {
 		b.Fatal(err)
 	}
-	body, err := claudecode.GrowHistory(compact.Bytes(), 256<<10)
+	body, err := claudecode.GrowHistory(compact.Bytes(), size)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -41,6 +44,11 @@ func capture256KiB(b *testing.B, anonymous bool) []byte {
 // it known as anthropic's: the plan's whole cost on the request path, the
 // body read, its thread found, each block looked up, nothing to change.
 func benchmarkPlan(b *testing.B, body []byte, header http.Header, p *Policy) {
+	benchmarkPlanAfter(b, body, header, p, func() {})
+}
+
+// benchmarkPlanAfter is benchmarkPlan, calling before ahead of every plan.
+func benchmarkPlanAfter(b *testing.B, body []byte, header http.Header, p *Policy, before func()) {
 	req, err := thinking.Parse(body)
 	if err != nil {
 		b.Fatal(err)
@@ -52,6 +60,7 @@ func benchmarkPlan(b *testing.B, body []byte, header http.Header, p *Policy) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
+		before()
 		plan := p.Plan(Request{Body: body, Header: header, Backend: "anthropic"})
 		if plan.Passthrough != nil || plan.Result.Changed() {
 			b.Fatalf("plan: %v, changed %v", plan.Passthrough, plan.Result.Changed())
@@ -76,4 +85,31 @@ func BenchmarkPlan256KiBNoSession(b *testing.B) {
 // what the checkpoints save.
 func BenchmarkPlan256KiBCold(b *testing.B) {
 	benchmarkPlan(b, capture256KiB(b, false), session("bench"), &Policy{Registry: registry.New(registry.Config{}), Foreign: thinking.Strip})
+}
+
+// BenchmarkPlan1MiBNextRequest is BenchmarkPlan256KiBNextRequest at the
+// size of the bench's load b.
+func BenchmarkPlan1MiBNextRequest(b *testing.B) {
+	benchmarkPlan(b, captureOfSize(b, 1<<20, false), session("bench"), newPolicy())
+}
+
+// BenchmarkPlan1MiBNextRequestCachesCold is BenchmarkPlan1MiBNextRequest
+// with the processor's caches emptied before every plan of all but the
+// body, which is copied in as if just read: the state a plan finds in the
+// running Caddy, where a megabyte of body streams through the caches with
+// every request and the policy's memory (thread, checkpoint, registry) is
+// touched once a request. What the plan costs beyond the warm benchmark
+// here is what the memory it touches costs (see docs/performance.md).
+func BenchmarkPlan1MiBNextRequestCachesCold(b *testing.B) {
+	body := captureOfSize(b, 1<<20, false)
+	read := bytes.Clone(body)
+	evict := make([]byte, 16<<20)
+	benchmarkPlanAfter(b, read, session("bench"), newPolicy(), func() {
+		b.StopTimer()
+		for i := 0; i < len(evict); i += 64 {
+			evict[i]++
+		}
+		copy(read, body)
+		b.StartTimer()
+	})
 }
