@@ -98,8 +98,9 @@ func BenchmarkPlan1MiBNextRequest(b *testing.B) {
 // body, which is copied in as if just read: the state a plan finds in the
 // running Caddy, where a megabyte of body streams through the caches with
 // every request and the policy's memory (thread, checkpoint, registry) is
-// touched once a request. What the plan costs beyond the warm benchmark
-// here is what the memory it touches costs (see docs/performance.md).
+// touched once a request. What the plan costs here beyond the warm
+// benchmark is what reading that memory costs, most of it the body, hashed
+// from the last-level cache rather than from L2 (see docs/performance.md).
 func BenchmarkPlan1MiBNextRequestCachesCold(b *testing.B) {
 	body := captureOfSize(b, 1<<20, false)
 	read := bytes.Clone(body)
