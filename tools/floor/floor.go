@@ -33,6 +33,10 @@
 //		backend anthropic
 //		floor copy hash events
 //	}
+//
+// "floor none" does none of them: the handler only passes the request on.
+// The bench's ratio for it is the bench's own noise, what two identical
+// configurations measure against each other in one run.
 package floor
 
 import (
@@ -59,7 +63,7 @@ func init() {
 // Handler does the parts of llm_thinking's work that Parts names.
 type Handler struct {
 	// Parts are the parts of the work to do: "copy", "hash", "events".
-	// Empty means all three.
+	// Empty means all three; "none" alone means none of them.
 	Parts []string `json:"parts,omitempty"`
 
 	copy, hash, events bool
@@ -80,6 +84,9 @@ func (h *Handler) Provision(caddy.Context) error {
 	if len(parts) == 0 {
 		parts = []string{"copy", "hash", "events"}
 	}
+	if len(parts) == 1 && parts[0] == "none" {
+		return nil
+	}
 	for _, p := range parts {
 		switch p {
 		case "copy":
@@ -89,7 +96,7 @@ func (h *Handler) Provision(caddy.Context) error {
 		case "events":
 			h.events = true
 		default:
-			return fmt.Errorf("floor: unknown part %q (want copy, hash or events)", p)
+			return fmt.Errorf("floor: unknown part %q (want copy, hash or events, or none alone)", p)
 		}
 	}
 	if h.hash && !h.copy {

@@ -25,7 +25,7 @@ func TestFloorPassesBodyAndStreamUnchanged(t *testing.T) {
 	body := `{"model":"claude-sonnet-4-5","messages":[{"role":"user","content":"hi"}],"stream":true}`
 	stream := "event: message_start\ndata: {\"type\":\"message_start\"}\n\n" +
 		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
-	for _, parts := range [][]string{nil, {"copy"}, {"events"}, {"copy", "hash"}} {
+	for _, parts := range [][]string{nil, {"none"}, {"copy"}, {"events"}, {"copy", "hash"}} {
 		h := &Handler{Parts: parts}
 		if err := h.Provision(caddy.Context{}); err != nil {
 			t.Fatal(err)
@@ -93,7 +93,7 @@ func TestFloorCaddyfile(t *testing.T) {
 	if err := h.Provision(caddy.Context{}); err != nil || !h.copy || h.hash || !h.events {
 		t.Fatalf("provisioned copy %v hash %v events %v (%v), want copy and events", h.copy, h.hash, h.events, err)
 	}
-	for _, parts := range [][]string{{"hash"}, {"copy", "parse"}} {
+	for _, parts := range [][]string{{"hash"}, {"copy", "parse"}, {"none", "copy"}} {
 		if err := (&Handler{Parts: parts}).Provision(caddy.Context{}); err == nil {
 			t.Errorf("%v provisioned, want an error", parts)
 		}
