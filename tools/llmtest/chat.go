@@ -3,7 +3,6 @@ package llmtest
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 )
 
@@ -161,7 +160,7 @@ func (u *ChatUpstream) answered(rec *Received) {
 func (u *ChatUpstream) Reasoning(n int) string { return fmt.Sprintf("%s reasoning %d.", u.name, n) }
 
 func (u *ChatUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
+	body := readUpload(r)
 	rec, failure, key, model := u.receive(r, body)
 	defer u.answered(rec)
 	reply := func(status int, ctype string, b []byte) { u.reply(w, rec, status, ctype, b) }

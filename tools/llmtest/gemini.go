@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 )
@@ -70,7 +69,7 @@ func GeminiError(code int, status, msg string) []byte {
 }
 
 func (u *GeminiUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
+	body := readUpload(r)
 	rec, failure, key, served := u.receive(r, body)
 	reply := func(status int, ctype string, b []byte) { u.reply(w, rec, status, ctype, b) }
 	fail := func(code int, status, msg string) {

@@ -3,7 +3,6 @@ package llmtest
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 )
@@ -184,7 +183,7 @@ func (u *ResponsesUpstream) organization(r *http.Request) string {
 }
 
 func (u *ResponsesUpstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
+	body := readUpload(r)
 	rec, failure, key, served := u.receive(r, body)
 	reply := func(status int, ctype string, b []byte) { u.reply(w, rec, status, ctype, b) }
 	refuse := func(e *respErr) {

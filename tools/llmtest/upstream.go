@@ -2,7 +2,6 @@ package llmtest
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -181,7 +180,7 @@ func (u *Upstream) ServeModel(model string) { setLocked(&u.mu, &u.serves, model)
 func (u *Upstream) OmitOpeningTag(on bool) { setLocked(&u.mu, &u.omitOpen, on) }
 
 func (u *Upstream) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
+	body := readUpload(r)
 	rec := &Received{
 		Method:   r.Method,
 		Path:     r.URL.Path,
