@@ -99,8 +99,9 @@ func BenchmarkPlan1MiBNextRequest(b *testing.B) {
 // running Caddy, where a megabyte of body streams through the caches with
 // every request and the policy's memory (thread, checkpoint, registry) is
 // touched once a request. What the plan costs here beyond the warm
-// benchmark is what reading that memory costs, most of it the body, hashed
-// from the last-level cache rather than from L2 (see docs/performance.md).
+// benchmark is what reading that memory costs, most of it the body's hash
+// (see docs/performance.md; which cache the body comes from is a reading,
+// unmeasured: the machine has no hardware counters).
 func BenchmarkPlan1MiBNextRequestCachesCold(b *testing.B) {
 	body := captureOfSize(b, 1<<20, false)
 	read := bytes.Clone(body)
