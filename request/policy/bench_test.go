@@ -75,6 +75,20 @@ func BenchmarkPlan256KiBNextRequest(b *testing.B) {
 	benchmarkPlan(b, capture256KiB(b, false), session("bench"), newPolicy())
 }
 
+// BenchmarkPlanBenchLoadC plans the body of the whole-process bench's
+// load c (testdata/bench) again and again, as the running Caddy does:
+// without a session, and with Heads, since that body sends its system
+// prompt and tools before the messages.
+func BenchmarkPlanBenchLoadC(b *testing.B) {
+	body, err := os.ReadFile("../../testdata/bench/load-c-64KiB.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := newPolicy()
+	p.Heads = new(thinking.Heads)
+	benchmarkPlan(b, body, http.Header{}, p)
+}
+
 // BenchmarkPlan256KiBNoSession: the same of a client that names no
 // conversation: the thread is found from the history's digests alone.
 func BenchmarkPlan256KiBNoSession(b *testing.B) {
