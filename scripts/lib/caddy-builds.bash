@@ -1,8 +1,9 @@
 # shellcheck shell=bash
-# What scripts/bench-builds and scripts/instructions share: builds named on
-# the command line, the Caddyfile that puts one of them before the bench's
-# upstream, and waiting for a port to open. Sourced, not run; the messages
-# name $out, the script's scratch directory.
+# What the bench scripts (bench-builds, bench-counters, instructions)
+# share: builds named on the command line, the Caddyfile that puts one of
+# them before the bench's upstream, the bench's loads, and waiting for a
+# port to open. Sourced, not run; the messages name $out, the script's
+# scratch directory.
 
 # parse_build name=binary[:'llm_thinking subdirectives']: sets build_name,
 # build_binary and build_opts.
@@ -44,4 +45,17 @@ wait_port() {
 	done
 	echo "port $1 did not open (see $out)" >&2
 	exit 1
+}
+
+# load_shape load: sets load_args to the bench's load (a, b or c) as its
+# compare runs it (../shared/bench/cmd/compare), without the clients, and
+# load_clients to how many it runs at once; ends the script on another
+# name. Set, not printed, so that a bad name ends the script itself.
+load_shape() {
+	case $1 in
+	a) load_args=(--gen-body-kb 256) load_clients=4 ;;
+	b) load_args=(--gen-body-kb 1024) load_clients=2 ;;
+	c) load_args=(--gen-body-kb 64 --stream --events 2000 --delay-ms 0) load_clients=4 ;;
+	*) echo "no load $1 (a, b or c)" >&2; exit 2 ;;
+	esac
 }
