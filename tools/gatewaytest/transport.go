@@ -45,7 +45,7 @@ func (t Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp, err := t.Transport.RoundTrip(req)
 		var wait time.Duration
 		switch {
-		case req.GetBody == nil:
+		case !replayable(req):
 			return resp, err
 		case err != nil:
 			if dropped++; dropped == maxAttempts || !connectionDropped(err) {
@@ -67,18 +67,28 @@ func (t Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		case <-req.Context().Done():
 			return nil, req.Context().Err()
 		}
-		body, gerr := req.GetBody()
-		if gerr != nil {
-			return nil, gerr
-		}
 		req = req.Clone(req.Context())
-		req.Body = body
+		if req.GetBody != nil {
+			body, gerr := req.GetBody()
+			if gerr != nil {
+				return nil, gerr
+			}
+			req.Body = body
+		}
 		t.CloseIdleConnections()
 	}
 }
 
 // statusOverloaded is the status of the API's overloaded_error.
 const statusOverloaded = 529
+
+// replayable reports whether req can be sent again: it has no body (an
+// admin API's GET: Caddy replaces its admin server on every load, and a
+// GET that reached the old one as it stopped broke as a POST does), or
+// one it can read again.
+func replayable(req *http.Request) bool {
+	return req.Body == nil || req.Body == http.NoBody || req.GetBody != nil
+}
 
 // retryAfter returns the wait a 529 asks for, a second when it names none.
 func retryAfter(resp *http.Response) time.Duration {
