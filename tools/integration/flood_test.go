@@ -18,6 +18,7 @@ import (
 
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/gatewaytest"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
 )
 
@@ -119,10 +120,15 @@ func (f *floodResult) post(t *testing.T, client *http.Client, url string, body i
 	}
 }
 
+// adminClient reads the admin API on a fresh connection each call, and
+// sends a call again whose connection Caddy dropped as it replaced its
+// admin server on the load just before (see gatewaytest.Transport).
+var adminClient = &http.Client{Transport: gatewaytest.Transport{Transport: &http.Transport{DisableKeepAlives: true}}, Timeout: 10 * time.Second}
+
 // memoryStats reads the memory budget's statistics from the admin API.
 func memoryStats(t *testing.T) budget.Stats {
 	t.Helper()
-	resp, err := http.Get("http://" + adminAddr + "/llm_thinking/stats")
+	resp, err := adminClient.Get("http://" + adminAddr + "/llm_thinking/stats")
 	if err != nil {
 		t.Fatal(err)
 	}
