@@ -21,6 +21,7 @@ import (
 
 	_ "github.com/caddy-llm-thinking/caddy-llm-thinking"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
 )
 
@@ -51,8 +52,9 @@ func Start(admin string) (*Caddy, error) {
 		}
 		admin = fmt.Sprintf("127.0.0.1:%d", adminPort)
 	}
-	// The same admin config as every Site renders, so that loads never
-	// restart the admin server under a client's feet.
+	// The same admin config as every Site renders. Caddy still replaces
+	// its admin server on every load (its log says "stopped previous
+	// server" each time), which is why the client retries a dropped call.
 	boot := fmt.Sprintf(`{"admin":{"listen":%q,"config":{"persist":false}},"logging":{"logs":{"default":{"level":"ERROR"}}}}`, admin)
 	if err := caddy.Load([]byte(boot), true); err != nil {
 		return nil, fmt.Errorf("starting caddy: %w", err)
@@ -253,10 +255,22 @@ func (c *Caddy) Stats() (map[string]adminapi.RegistryStats, error) {
 	return readStats(c.client, c.admin)
 }
 
+// Memory reads the memory budget's statistics from the admin endpoint.
+func (c *Caddy) Memory() (budget.Stats, error) {
+	got, err := allStats(c.client, c.admin)
+	return got.Memory, err
+}
+
 // readStats reads the registries of GET /llm_thinking/stats from the
 // admin API at admin.
 func readStats(client *http.Client, admin string) (map[string]adminapi.RegistryStats, error) {
+	got, err := allStats(client, admin)
+	return got.Registries, err
+}
+
+// allStats reads GET /llm_thinking/stats from the admin API at admin.
+func allStats(client *http.Client, admin string) (adminapi.Stats, error) {
 	var got adminapi.Stats
 	err := adminJSON(client, http.MethodGet, "http://"+admin+adminapi.StatsPath, &got)
-	return got.Registries, err
+	return got, err
 }

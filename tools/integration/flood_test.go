@@ -3,7 +3,6 @@ package integration
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,9 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/adminapi"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/budget"
-	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/gatewaytest"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/tools/llmtest"
 )
 
@@ -120,24 +117,14 @@ func (f *floodResult) post(t *testing.T, client *http.Client, url string, body i
 	}
 }
 
-// adminClient reads the admin API on a fresh connection each call, and
-// sends a call again whose connection Caddy dropped as it replaced its
-// admin server on the load just before (see gatewaytest.Transport).
-var adminClient = &http.Client{Transport: gatewaytest.Transport{Transport: &http.Transport{DisableKeepAlives: true}}, Timeout: 10 * time.Second}
-
 // memoryStats reads the memory budget's statistics from the admin API.
 func memoryStats(t *testing.T) budget.Stats {
 	t.Helper()
-	resp, err := adminClient.Get("http://" + adminAddr + "/llm_thinking/stats")
+	s, err := server.Memory()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	var s adminapi.Stats
-	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
-		t.Fatal(err)
-	}
-	return s.Memory
+	return s
 }
 
 // TestFloodStaysWithinTheBudget floods the gateway with large uploads to a
