@@ -198,9 +198,7 @@ func benchmarkStream(b *testing.B, serve func(w http.ResponseWriter, r *http.Req
 
 // BenchmarkPassThroughSSE is the baseline for BenchmarkObserveSSE.
 func BenchmarkPassThroughSSE(b *testing.B) {
-	benchmarkStream(b, func(w http.ResponseWriter, r *http.Request, next caddyhttp.Handler) error {
-		return next.ServeHTTP(w, r)
-	})
+	benchmarkStream(b, passThrough)
 }
 
 // BenchmarkObserveSSE streams a reply through the handler.
