@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -147,24 +148,50 @@ func BenchmarkServeHTTP1MiBNothingToChange(b *testing.B) { benchmarkRequest(b, 1
 // sseEvents is a realistic reply: a thinking block in 40 deltas with its
 // signature, a text block in 400 deltas, framed as the API frames them.
 func sseEvents() [][]byte {
+	return replyShape{
+		message:        `{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1}}`,
+		thinkingDeltas: 40, thinking: `Let me think about \"this\" step\nby step. `,
+		signature:  strings.Repeat("EqQBCkgIARABGAIiQL", 20),
+		textDeltas: 400, text: "Here is some more of the answer, ",
+		outputTokens: 500,
+	}.events()
+}
+
+// replyShape is a streamed answer of a thinking block and a text block,
+// each of one delta repeated: message_start with message, a ping when
+// ping is set, thinkingDeltas of thinking (JSON string contents) and the
+// signature, textDeltas of text, message_delta counting outputTokens,
+// message_stop.
+type replyShape struct {
+	message                  string
+	ping                     bool
+	thinking, signature      string
+	thinkingDeltas           int
+	text                     string
+	textDeltas, outputTokens int
+}
+
+// events frames the reply as the API does, an event a slice.
+func (r replyShape) events() [][]byte {
 	ev := func(name, data string) []byte { return []byte("event: " + name + "\ndata: " + data + "\n\n") }
-	events := [][]byte{
-		ev("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"usage":{"input_tokens":10,"output_tokens":1}}}`),
-		ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`),
+	events := [][]byte{ev("message_start", `{"type":"message_start","message":`+r.message+`}`)}
+	if r.ping {
+		events = append(events, ev("ping", `{"type":"ping"}`))
 	}
-	for range 40 {
-		events = append(events, ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Let me think about \"this\" step\nby step. "}}`))
+	events = append(events, ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`))
+	for range r.thinkingDeltas {
+		events = append(events, ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"`+r.thinking+`"}}`))
 	}
 	events = append(events,
-		ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"`+strings.Repeat("EqQBCkgIARABGAIiQL", 20)+`"}}`),
+		ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"`+r.signature+`"}}`),
 		ev("content_block_stop", `{"type":"content_block_stop","index":0}`),
 		ev("content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}`))
-	for range 400 {
-		events = append(events, ev("content_block_delta", `{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Here is some more of the answer, "}}`))
+	for range r.textDeltas {
+		events = append(events, ev("content_block_delta", `{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"`+r.text+`"}}`))
 	}
 	return append(events,
 		ev("content_block_stop", `{"type":"content_block_stop","index":1}`),
-		ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":500}}`),
+		ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":`+strconv.Itoa(r.outputTokens)+`}}`),
 		ev("message_stop", `{"type":"message_stop"}`))
 }
 

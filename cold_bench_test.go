@@ -40,26 +40,14 @@ const benchChunk = 3200
 // chunk rather than wait for the next one, so reverse_proxy's reads end
 // between events.
 func coldStream() [][]byte {
-	ev := func(name, data string) string { return "event: " + name + "\ndata: " + data + "\n\n" }
-	events := []string{
-		ev("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":16000,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}`),
-		ev("ping", `{"type":"ping"}`),
-		ev("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`),
-	}
-	for range 500 {
-		events = append(events, ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"considering the proxy path and the buffer"}}`))
-	}
-	events = append(events,
-		ev("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"`+strings.Repeat("EqQBCkgIARABGAIiQL", 12)+`=="}}`),
-		ev("content_block_stop", `{"type":"content_block_stop","index":0}`),
-		ev("content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}`))
-	for range 1499 {
-		events = append(events, ev("content_block_delta", `{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Here is the next piece of the answer, ok "}}`))
-	}
-	events = append(events,
-		ev("content_block_stop", `{"type":"content_block_stop","index":1}`),
-		ev("message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":20000}}`),
-		ev("message_stop", `{"type":"message_stop"}`))
+	events := replyShape{
+		message:        `{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":16000,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}`,
+		ping:           true,
+		thinkingDeltas: 500, thinking: "considering the proxy path and the buffer",
+		signature:  strings.Repeat("EqQBCkgIARABGAIiQL", 12) + "==",
+		textDeltas: 1499, text: "Here is the next piece of the answer, ok ",
+		outputTokens: 20000,
+	}.events()
 	var writes [][]byte
 	var w []byte
 	for _, e := range events {
