@@ -8,8 +8,9 @@
 package cachetest
 
 // evictionBytes is more than the L2 caches of the machines the benchmarks
-// run on (512 KiB a core on the bench's AMD EPYC), so that touching it
-// leaves nothing of the code or data used before in them.
+// run on (1 MiB a core on the bench's AMD EPYC, by /proc/cpuinfo), so
+// that touching it leaves nothing of the code or data used before in
+// them; they come back from the shared L3 or memory, as in the process.
 const evictionBytes = 4 << 20
 
 // eviction is written over by Evict.
