@@ -13,8 +13,9 @@ package cachetest
 // them; they come back from the shared L3 or memory, as in the process.
 const evictionBytes = 4 << 20
 
-// eviction is written over by Evict.
-var eviction = make([]byte, evictionBytes)
+// eviction is written over by Evict; made at its first call, so that the
+// tests of a package whose benchmarks use it do not carry it.
+var eviction []byte
 
 // sink keeps Evict's reads from being optimized away.
 var sink byte
@@ -25,6 +26,9 @@ var sink byte
 // from the upstream. It is not safe for concurrent use, and takes tens of
 // microseconds: time around it, not across it.
 func Evict(fresh []byte) {
+	if eviction == nil {
+		eviction = make([]byte, evictionBytes)
+	}
 	for i := 0; i < len(eviction); i += 64 {
 		eviction[i]++
 	}
