@@ -15,9 +15,10 @@ import (
 // flush every few events, and between two of them the request's goroutine
 // waits on the upstream while the kernel, the other requests and the
 // upstream run: what the observer touches is no longer in the caches when
-// the next Write comes. The benchmarks below measure a Write and its flush
-// as the process pays them: the caches are evicted before each (see
-// internal/cachetest), and only the Write and the flush are timed.
+// the next Write comes. The Cold benchmarks below measure a Write and its
+// flush as the process pays them: the caches are evicted before each (see
+// internal/cachetest), and only the Write and the flush are timed. The
+// Warm ones time them the same way with the caches as a loop leaves them.
 
 // flushingDiscard is a client's writer that can be flushed, as Caddy's is.
 type flushingDiscard struct {
