@@ -7,29 +7,35 @@
 // never pays. Test code only.
 package cachetest
 
-// evictionBytes is more than the L2 caches of the machines the benchmarks
-// run on (1 MiB a core on the bench's AMD EPYC, by /proc/cpuinfo), so
-// that touching it leaves nothing of the code or data used before in
-// them; they come back from the shared L3 or memory, as in the process.
-const evictionBytes = 4 << 20
+// PastL2 is more than the L2 caches of the machines the benchmarks run on
+// (1 MiB a core on the bench's AMD EPYC, by /proc/cpuinfo), so that
+// writing over it leaves nothing of the code or data used before in them;
+// they come back from the shared L3 or memory, as in the process.
+const PastL2 = 4 << 20
 
-// eviction is written over by Evict; made at its first call, so that the
-// tests of a package whose benchmarks use it do not carry it.
+// eviction is written over by EvictBytes; made, and grown, as a call asks
+// for more, so that the tests of a package whose benchmarks use it do not
+// carry it.
 var eviction []byte
 
-// sink keeps Evict's reads from being optimized away.
+// sink keeps EvictBytes' reads from being optimized away.
 var sink byte
 
-// Evict writes a byte of every cache line of a buffer larger than the L2
-// caches, then reads fresh back into them: the bytes a Write is given are
+// Evict is EvictBytes(PastL2, fresh): the caches a core has to itself
+// emptied, then fresh read back into them. The bytes a Write is given are
 // in the caches in the process, where reverse_proxy has just read them
-// from the upstream. It is not safe for concurrent use, and takes tens of
-// microseconds: time around it, not across it.
-func Evict(fresh []byte) {
-	if eviction == nil {
-		eviction = make([]byte, evictionBytes)
+// from the upstream.
+func Evict(fresh []byte) { EvictBytes(PastL2, fresh) }
+
+// EvictBytes writes a byte of every cache line of n bytes, then reads
+// fresh (which may be nil) back into the caches. It is not safe for
+// concurrent use, and takes tens of microseconds a MiB: time around it,
+// not across it.
+func EvictBytes(n int, fresh []byte) {
+	if len(eviction) < n {
+		eviction = make([]byte, n)
 	}
-	for i := 0; i < len(eviction); i += 64 {
+	for i := 0; i < n; i += 64 {
 		eviction[i]++
 	}
 	for i := 0; i < len(fresh); i += 64 {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/cachetest"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/internal/claudecode"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/request/thinking"
 	"github.com/caddy-llm-thinking/caddy-llm-thinking/state/registry"
@@ -119,12 +120,9 @@ func BenchmarkPlan1MiBNextRequest(b *testing.B) {
 func BenchmarkPlan1MiBNextRequestCachesCold(b *testing.B) {
 	body := captureOfSize(b, 1<<20, false)
 	read := bytes.Clone(body)
-	evict := make([]byte, 16<<20)
 	benchmarkPlanAfter(b, read, session("bench"), newPolicy(), func() {
 		b.StopTimer()
-		for i := 0; i < len(evict); i += 64 {
-			evict[i]++
-		}
+		cachetest.EvictBytes(16<<20, nil) // well into the shared L3 too
 		copy(read, body)
 		b.StartTimer()
 	})
